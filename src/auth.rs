@@ -57,10 +57,16 @@ impl std::fmt::Display for ChallengeError {
             Self::NotDigest => f.write_str("the WWW-Authenticate header is not a Digest challenge"),
             Self::Missing(p) => write!(f, "the Digest challenge has no `{p}` parameter"),
             Self::UnsupportedAlgorithm(a) => {
-                write!(f, "the Digest challenge asks for algorithm `{a}`; only MD5 is supported")
+                write!(
+                    f,
+                    "the Digest challenge asks for algorithm `{a}`; only MD5 is supported"
+                )
             }
             Self::UnsupportedQop(q) => {
-                write!(f, "the Digest challenge offers qop `{q}`; only `auth` is supported")
+                write!(
+                    f,
+                    "the Digest challenge offers qop `{q}`; only `auth` is supported"
+                )
             }
         }
     }

@@ -1,6 +1,49 @@
-//! opsapi: a client for the Deployment Operations Public API v1.0.
+//! # opsapi
+//!
+//! A client for the Deployment Operations Public API v1.0 (in substance the MongoDB Ops
+//! Manager public API under `/api/public/v1.0`): every operation over HTTP Digest auth with
+//! one round trip per call, every page of every list, typed models that keep what they do not
+//! know, typed errors, measurements as polars DataFrames, and a built-in simulator of the API
+//! (feature `sim`) for tests, demos and benchmarks.
+//!
+//! ```no_run
+//! # async fn run() -> opsapi::Result<()> {
+//! use opsapi::{AlertStatus, Client, GlobalAlertsQuery, Granularity, MeasurementsQuery};
+//!
+//! let client = Client::builder("https://om.example.com:8443")
+//!     .credentials("PUBLIC-KEY", "PRIVATE-KEY")
+//!     .build()?;
+//! let open = client.global_alerts().list(&GlobalAlertsQuery::new().status(AlertStatus::Open)).await?;
+//! let q = MeasurementsQuery::period(Granularity::PT1M, "P1D".parse().unwrap());
+//! let m = client.measurements().host("GROUP-ID", "HOST-ID", &q).await?;
+//! println!("{} open alerts, {} data points", open.len(), m.data_point_count());
+//! # Ok(()) }
+//! ```
 
+pub mod api;
 pub mod auth;
+mod client;
+mod decode;
+mod error;
+pub mod models;
+mod paging;
+pub mod query;
 
 #[cfg(feature = "sim")]
 pub mod sim;
+
+pub use client::{
+    Client, ClientBuilder, PathBuilder, ServiceVersion, API_PATH, DEFAULT_USER_AGENT,
+};
+pub use decode::decode_model;
+pub use error::{ApiError, Error, Result};
+pub use models::{
+    AccessListEntry, Alert, AlertConfig, AlertStatus, CurrentValue, Event, EventDiff,
+    EventDiffParam, GlobalAlert, Group, Host, HostType, Link, Measurements, Model, Partition,
+    ReplicaState, Series, SystemInfo,
+};
+pub use paging::{AlertList, HostList, List, ITEMS_PER_PAGE};
+pub use query::{
+    AckUntil, Acknowledgement, GlobalAlertsQuery, Granularity, IsoDuration, MeasurementsQuery,
+    Window,
+};

@@ -1,0 +1,48 @@
+//! Alert configurations of a project and their open alerts.
+
+use crate::client::{Client, PathBuilder, Request};
+use crate::error::Result;
+use crate::models::{Alert, AlertConfig};
+use crate::paging::{list_all, AlertList, List};
+
+/// `client.alert_configs()`
+#[derive(Debug, Clone, Copy)]
+pub struct AlertConfigs<'c> {
+    pub(crate) client: &'c Client,
+}
+
+impl AlertConfigs<'_> {
+    /// The open alerts of one alert configuration:
+    /// `GET /groups/{group_id}/alertConfigs/{alert_config_id}/alerts`, every page.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// let alerts = client.alert_configs().open_alerts("5e9f...", "5730...").await?;
+    /// for a in &alerts { println!("{:?} {:?}", a.metric_name, a.current_value); }
+    /// # Ok(()) }
+    /// ```
+    pub async fn open_alerts(
+        &self,
+        group_id: &str,
+        alert_config_id: &str,
+    ) -> Result<AlertList<Alert>> {
+        let path = PathBuilder::new()
+            .lit("groups")
+            .id("group_id", group_id)?
+            .lit("alertConfigs")
+            .id("alert_config_id", alert_config_id)?
+            .lit("alerts")
+            .finish();
+        list_all(self.client, Request::get(path)).await
+    }
+
+    /// The alert configurations of a project: `GET /groups/{group_id}/alertConfigs`.
+    pub async fn list(&self, group_id: &str) -> Result<List<AlertConfig>> {
+        let path = PathBuilder::new()
+            .lit("groups")
+            .id("group_id", group_id)?
+            .lit("alertConfigs")
+            .finish();
+        list_all(self.client, Request::get(path)).await
+    }
+}

@@ -1,0 +1,147 @@
+//! Response models.
+//!
+//! Every top-level model keeps the JSON object the server sent ([`Model::raw`]), so fields
+//! unknown to this library are never lost and serializing a model gives back exactly what the
+//! server sent. The typed fields are read from that object; an absent or `null` field is
+//! `None`. Enums keep values they do not know in an `Other(String)` variant.
+
+mod alert;
+mod event;
+mod group;
+mod host;
+mod measurements;
+pub(crate) mod time;
+
+pub use alert::{Alert, AlertConfig, AlertStatus, CurrentValue, GlobalAlert};
+pub use event::{Event, EventDiff, EventDiffParam};
+pub use group::{AccessListEntry, Group, Partition};
+pub use host::{Host, HostType, ReplicaState, SystemInfo};
+pub use measurements::{Measurements, Series};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A link of a resource (RFC 5988): `{"rel": "self", "href": "https://..."}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Link {
+    /// The relation: `self`, `next`, `previous`, or an extension like `http://mms.mongodb.com/group`.
+    #[serde(default)]
+    pub rel: String,
+    /// The absolute URL.
+    #[serde(default)]
+    pub href: String,
+}
+
+/// A model decoded from a JSON object that it keeps whole.
+pub trait Model: serde::de::DeserializeOwned + Send + Sync + 'static {
+    /// Stores the object the model was decoded from.
+    #[doc(hidden)]
+    fn set_raw(&mut self, raw: Map<String, Value>);
+    /// The JSON object exactly as the server sent it (camelCase keys, unknown fields included).
+    fn raw(&self) -> &Map<String, Value>;
+    /// The item's `id`, used by the paging guard against repeated pages.
+    fn item_id(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// Implements [`Model`] and a `Serialize` that writes the kept object.
+macro_rules! raw_model {
+    ($ty:ty) => {
+        impl $crate::models::Model for $ty {
+            fn set_raw(&mut self, raw: serde_json::Map<String, serde_json::Value>) {
+                self.raw = raw;
+            }
+            fn raw(&self) -> &serde_json::Map<String, serde_json::Value> {
+                &self.raw
+            }
+        }
+        raw_model!(@ser $ty);
+    };
+    ($ty:ty, id) => {
+        impl $crate::models::Model for $ty {
+            fn set_raw(&mut self, raw: serde_json::Map<String, serde_json::Value>) {
+                self.raw = raw;
+            }
+            fn raw(&self) -> &serde_json::Map<String, serde_json::Value> {
+                &self.raw
+            }
+            fn item_id(&self) -> Option<&str> {
+                self.id.as_deref()
+            }
+        }
+        raw_model!(@ser $ty);
+    };
+    (@ser $ty:ty) => {
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                self.raw.serialize(s)
+            }
+        }
+    };
+}
+pub(crate) use raw_model;
+
+/// Defines an open string enum: known values as variants, anything else kept in `Other`.
+macro_rules! string_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $s:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)+
+            /// A value this version of the library does not know, kept as sent.
+            Other(String),
+        }
+
+        impl $name {
+            /// The value as the API spells it.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(Self::$variant => $s,)+
+                    Self::Other(s) => s,
+                }
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = std::convert::Infallible;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Ok(match s {
+                    $($s => Self::$variant,)+
+                    other => Self::Other(other.to_string()),
+                })
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                match s.parse() {
+                    Ok(v) => v,
+                    Err(never) => match never {},
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+                Ok(Self::from(s.as_ref()))
+            }
+        }
+    };
+}
+pub(crate) use string_enum;

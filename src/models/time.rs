@@ -1,0 +1,138 @@
+//! Timestamps: a fast parser for the API's ISO 8601 form, and the formatting it uses.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(m);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn digits(b: &[u8]) -> Option<u32> {
+    let mut v = 0u32;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u32::from(c - b'0');
+    }
+    Some(v)
+}
+
+/// Parses `YYYY-MM-DDTHH:MM:SS[.fff...](Z|+hh:mm|-hh:mm)` into milliseconds since the epoch.
+///
+/// The fast path covers what the service sends; anything else goes through chrono's RFC 3339
+/// parser. A time without an offset is rejected: its zone would be a guess.
+pub(crate) fn parse_millis(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() >= 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && (b[10] == b'T' || b[10] == b't')
+        && b[13] == b':'
+        && b[16] == b':'
+        && (b[b.len() - 1] == b'Z' || b[b.len() - 1] == b'z')
+    {
+        let (y, mo, d) = (digits(&b[0..4])?, digits(&b[5..7])?, digits(&b[8..10])?);
+        let (h, mi, sec) = (
+            digits(&b[11..13])?,
+            digits(&b[14..16])?,
+            digits(&b[17..19])?,
+        );
+        if (1..=12).contains(&mo) && (1..=31).contains(&d) && h < 24 && mi < 60 && sec < 60 {
+            let frac = &b[19..b.len() - 1];
+            let ms = match frac {
+                [] => Some(0),
+                [b'.', rest @ ..] if !rest.is_empty() && rest.len() <= 9 => {
+                    let mut ms = 0u32;
+                    for i in 0..3 {
+                        let c = rest.get(i).copied().unwrap_or(b'0');
+                        if !c.is_ascii_digit() {
+                            return None;
+                        }
+                        ms = ms * 10 + u32::from(c - b'0');
+                    }
+                    if rest.iter().all(u8::is_ascii_digit) {
+                        Some(ms)
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            };
+            if let Some(ms) = ms {
+                // Day-of-month validity (Feb 30) is left to the slow path.
+                if d <= 28 {
+                    let days = days_from_civil(i64::from(y), mo, d);
+                    let secs = days * 86_400 + i64::from(h * 3600 + mi * 60 + sec);
+                    return Some(secs * 1000 + i64::from(ms));
+                }
+            }
+        }
+    }
+    DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|t| t.with_timezone(&Utc).timestamp_millis())
+}
+
+/// Formats a timestamp as the API does: `2024-05-01T00:00:00Z`, with milliseconds only when
+/// there are any.
+pub fn format_timestamp(t: &DateTime<Utc>) -> String {
+    if t.timestamp_subsec_nanos() == 0 {
+        t.to_rfc3339_opts(SecondsFormat::Secs, true)
+    } else {
+        t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+    }
+}
+
+/// [`format_timestamp`] for milliseconds since the epoch.
+pub(crate) fn format_millis(ms: i64) -> String {
+    match DateTime::<Utc>::from_timestamp_millis(ms) {
+        Some(t) => format_timestamp(&t),
+        None => ms.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chrono_ms(s: &str) -> i64 {
+        DateTime::parse_from_rfc3339(s).unwrap().timestamp_millis()
+    }
+
+    #[test]
+    fn fast_path_agrees_with_chrono() {
+        for s in [
+            "1970-01-01T00:00:00Z",
+            "2016-08-11T21:08:40Z",
+            "2014-04-22T15:57:13.562Z",
+            "2014-04-22T15:57:13.5Z",
+            "2000-02-29T23:59:59.999999Z",
+            "2024-12-31T12:00:00Z",
+            "1969-12-31T23:59:59Z",
+            "2024-02-29T10:00:00+02:00",
+        ] {
+            assert_eq!(parse_millis(s), Some(chrono_ms(s)), "{s}");
+        }
+    }
+
+    #[test]
+    fn rejects_naive_and_garbage() {
+        assert_eq!(parse_millis("2024-01-01T00:00:00"), None);
+        assert_eq!(parse_millis("2024-13-01T00:00:00Z"), None);
+        assert_eq!(parse_millis("2023-02-30T00:00:00Z"), None);
+        assert_eq!(parse_millis("yesterday"), None);
+    }
+
+    #[test]
+    fn formats_like_the_api() {
+        assert_eq!(format_millis(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_millis(1_398_182_233_562), "2014-04-22T15:57:13.562Z");
+    }
+}

@@ -1,0 +1,272 @@
+//! Paging: every page of a list, fetched concurrently once `totalCount` is known, or lazily
+//! as a stream; with guards against servers whose pages do not add up.
+
+use std::collections::HashMap;
+
+use futures_util::stream::{self, Stream, StreamExt, TryStreamExt};
+
+use crate::client::{Client, Request};
+use crate::decode::{decode_page, Page};
+use crate::error::{Error, Result};
+use crate::models::Model;
+
+/// Items per page requested: the service's maximum.
+pub const ITEMS_PER_PAGE: u32 = 500;
+
+/// Every item of a list, in the server's order, with the server's `totalCount`.
+///
+/// ```
+/// # fn f(list: opsapi::List<opsapi::GlobalAlert>) {
+/// println!("{} of {}", list.len(), list.total_count());
+/// for alert in &list { println!("{:?}", alert.id); }
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct List<T> {
+    items: Vec<T>,
+    total_count: u64,
+}
+
+/// A list of alerts (global or project).
+pub type AlertList<T> = List<T>;
+/// A list of hosts.
+pub type HostList = List<crate::models::Host>;
+
+impl<T> List<T> {
+    /// A list from its items.
+    pub fn new(items: Vec<T>, total_count: u64) -> Self {
+        Self { items, total_count }
+    }
+    /// `totalCount` as the server reported it (equal to the number of items).
+    pub fn total_count(&self) -> u64 {
+        self.total_count
+    }
+    /// The items.
+    pub fn items(&self) -> &[T] {
+        &self.items
+    }
+    /// The items, owned.
+    pub fn into_vec(self) -> Vec<T> {
+        self.items
+    }
+}
+
+impl<T> std::ops::Deref for List<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.items
+    }
+}
+
+impl<T> IntoIterator for List<T> {
+    type Item = T;
+    type IntoIter = std::vec::IntoIter<T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.into_iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a List<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.iter()
+    }
+}
+
+async fn fetch_page<T: Model>(client: &Client, req: &Request, page_num: u64) -> Result<Page<T>> {
+    let req = req.clone().query([
+        ("pageNum", page_num.to_string()),
+        ("itemsPerPage", ITEMS_PER_PAGE.to_string()),
+    ]);
+    let resp = client.execute(&req).await?;
+    decode_page(&req.path, &resp.body)
+}
+
+fn paging_error(req: &Request, message: String) -> Error {
+    Error::Paging {
+        path: req.path.clone(),
+        message,
+    }
+}
+
+/// Remembers item ids to catch a page the server sends twice.
+#[derive(Default)]
+struct SeenIds(HashMap<String, u64>);
+
+impl SeenIds {
+    fn check<T: Model>(&mut self, req: &Request, items: &[T], page: u64) -> Result<()> {
+        for item in items {
+            if let Some(id) = item.item_id() {
+                if let Some(first) = self.0.insert(id.to_string(), page) {
+                    return Err(paging_error(
+                        req,
+                        format!("item `{id}` arrived on page {first} and again on page {page}: the server repeated a page"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Fetches every page: the first one, then the rest concurrently (up to the client's
+/// `max_concurrency`), returned in order.
+pub(crate) async fn list_all<T: Model>(client: &Client, req: Request) -> Result<List<T>> {
+    let first: Page<T> = fetch_page(client, &req, 1).await?;
+    let Some(total) = first.total_count else {
+        // No totalCount (includeCount=false servers): follow `next` links one by one.
+        let items: Vec<T> = stream_from(client.clone(), req, Some(first))
+            .try_collect()
+            .await?;
+        let n = items.len() as u64;
+        return Ok(List::new(items, n));
+    };
+    let mut seen = SeenIds::default();
+    seen.check(&req, &first.items, 1)?;
+    let got = first.items.len() as u64;
+    if got >= total {
+        if got > total {
+            return Err(paging_error(
+                &req,
+                format!("totalCount is {total} but the first page holds {got} items"),
+            ));
+        }
+        return Ok(List::new(first.items, total));
+    }
+    if got == 0 {
+        return Err(paging_error(
+            &req,
+            format!("totalCount is {total} but the first page is empty"),
+        ));
+    }
+    // The server may cap itemsPerPage below what was asked; the first page tells its size.
+    let per_page = got;
+    let pages = total.div_ceil(per_page);
+    let rest: Vec<(u64, Page<T>)> = stream::iter(2..=pages)
+        .map(|p| {
+            let req = &req;
+            async move { fetch_page::<T>(client, req, p).await.map(|page| (p, page)) }
+        })
+        .buffered(client.max_concurrency())
+        .try_collect()
+        .await?;
+    let mut items = first.items;
+    items.reserve(total.saturating_sub(got) as usize);
+    for (p, page) in rest {
+        seen.check(&req, &page.items, p)?;
+        let expected = if p == pages {
+            total - per_page * (pages - 1)
+        } else {
+            per_page
+        };
+        if page.items.len() as u64 != expected {
+            return Err(paging_error(
+                &req,
+                format!(
+                    "page {p} of {pages} holds {} items where {expected} were expected (totalCount {total}, {per_page} per page)",
+                    page.items.len()
+                ),
+            ));
+        }
+        if page.total_count.is_some_and(|t| t != total) {
+            return Err(paging_error(
+                &req,
+                format!(
+                    "totalCount changed from {total} to {} while paging",
+                    page.total_count.unwrap_or_default()
+                ),
+            ));
+        }
+        items.extend(page.items);
+    }
+    Ok(List::new(items, total))
+}
+
+/// Every item of a list, page by page as it is consumed.
+pub(crate) fn stream_all<T: Model>(
+    client: Client,
+    req: Request,
+) -> impl Stream<Item = Result<T>> + Send + 'static {
+    stream_from(client, req, None)
+}
+
+struct StreamState<T> {
+    client: Client,
+    req: Request,
+    next_page: u64,
+    received: u64,
+    total: Option<u64>,
+    seen: SeenIds,
+    prefetched: Option<Page<T>>,
+    done: bool,
+}
+
+fn stream_from<T: Model>(
+    client: Client,
+    req: Request,
+    first: Option<Page<T>>,
+) -> impl Stream<Item = Result<T>> + Send + 'static {
+    let state = StreamState {
+        client,
+        req,
+        next_page: 1,
+        received: 0,
+        total: None,
+        seen: SeenIds::default(),
+        prefetched: first,
+        done: false,
+    };
+    stream::try_unfold(state, |mut st| async move {
+        if st.done {
+            return Ok(None);
+        }
+        let page_num = st.next_page;
+        let page = match st.prefetched.take() {
+            Some(p) => p,
+            None => fetch_page::<T>(&st.client, &st.req, page_num).await?,
+        };
+        st.next_page += 1;
+        st.seen.check(&st.req, &page.items, page_num)?;
+        if page_num == 1 {
+            st.total = page.total_count;
+        } else if let (Some(t), Some(now)) = (st.total, page.total_count) {
+            if t != now {
+                return Err(paging_error(
+                    &st.req,
+                    format!("totalCount changed from {t} to {now} while paging"),
+                ));
+            }
+        }
+        st.received += page.items.len() as u64;
+        let has_next = page.link("next").is_some();
+        match st.total {
+            Some(total) => {
+                if st.received > total {
+                    return Err(paging_error(
+                        &st.req,
+                        format!("{} items arrived but totalCount is {total}", st.received),
+                    ));
+                }
+                if st.received == total {
+                    st.done = true;
+                } else if page.items.is_empty() {
+                    return Err(paging_error(
+                        &st.req,
+                        format!(
+                            "page {page_num} is empty after {} of {total} items",
+                            st.received
+                        ),
+                    ));
+                }
+            }
+            None => {
+                if page.items.is_empty() || !has_next {
+                    st.done = true;
+                }
+            }
+        }
+        Ok(Some((stream::iter(page.items.into_iter().map(Ok)), st)))
+    })
+    .try_flatten()
+}

@@ -25,6 +25,7 @@ pub mod auth;
 mod client;
 mod decode;
 mod error;
+pub mod frame;
 pub mod models;
 mod paging;
 pub mod query;

@@ -1,7 +1,10 @@
 //! Host and disk-partition measurements.
 
+use futures_util::stream::{self, StreamExt};
+
 use crate::client::{Client, Request};
 use crate::error::Result;
+use crate::frame::{self, FleetOptions, FleetResult, Progress, Shape, Target, TargetFailure};
 use crate::models::Measurements;
 use crate::query::MeasurementsQuery;
 
@@ -66,4 +69,88 @@ impl MeasurementsApi<'_> {
             .get_model(Request::get(path).query(query.to_pairs()))
             .await
     }
+}
+
+impl MeasurementsApi<'_> {
+    /// Measurements of many targets over one window, fetched concurrently (up to the
+    /// client's `max_concurrency`), as one frame.
+    ///
+    /// Targets are `(group, host)` for host measurements and `(group, host, partition)` for
+    /// disk measurements; they may be mixed. Every identifier is checked before the first
+    /// request. A failing target fails the pull with an error that names its path, unless
+    /// `options.keep_going` is set: then the frame holds every target that succeeded and
+    /// [`FleetResult::failures`] the others.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// use opsapi::frame::{FleetOptions, Target};
+    /// use opsapi::{Granularity, MeasurementsQuery};
+    /// let targets = vec![Target::host("g1", "h1"), Target::disk("g1", "h1", "data")];
+    /// let q = MeasurementsQuery::period(Granularity::PT1M, "P1D".parse().unwrap());
+    /// let pulled = client.measurements().fleet(&targets, &q, &FleetOptions::new().keep_going(true)).await?;
+    /// println!("{} rows, {} failures", pulled.frame.height(), pulled.failures.len());
+    /// # Ok(()) }
+    /// ```
+    pub async fn fleet(
+        &self,
+        targets: &[Target],
+        query: &MeasurementsQuery,
+        options: &FleetOptions,
+    ) -> Result<FleetResult> {
+        query.validate()?;
+        let requests = targets
+            .iter()
+            .map(|t| target_request(t, query))
+            .collect::<Result<Vec<_>>>()?;
+        let total = targets.len();
+        let client = self.client;
+        let mut results = stream::iter(requests.into_iter().enumerate())
+            .map(|(i, req)| async move { (i, client.get_model::<Measurements>(req).await) })
+            .buffered(client.max_concurrency());
+        let mut failures = Vec::new();
+        let mut long = (options.shape == Shape::Long).then(frame::LongFrameBuilder::new);
+        let mut kept: Vec<Measurements> = Vec::new();
+        let mut done = 0;
+        while let Some((i, result)) = results.next().await {
+            done += 1;
+            let target = &targets[i];
+            if let Some(progress) = &options.progress {
+                progress(Progress {
+                    done,
+                    total,
+                    target,
+                    ok: result.is_ok(),
+                });
+            }
+            match result {
+                Ok(m) => match &mut long {
+                    Some(b) => b.push(&m)?,
+                    None => kept.push(m),
+                },
+                Err(error) if options.keep_going => failures.push(TargetFailure {
+                    target: target.clone(),
+                    error,
+                }),
+                Err(error) => return Err(error),
+            }
+        }
+        let frame = match long {
+            Some(b) => b.finish()?,
+            None => frame::wide_fleet_frame(&kept)?,
+        };
+        Ok(FleetResult { frame, failures })
+    }
+}
+
+fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Request> {
+    let base = host_path(target.group_id(), target.host_id())?;
+    let path = match target.partition_name() {
+        None => base.lit("measurements").finish(),
+        Some(p) => base
+            .lit("disks")
+            .id("partition_name", p)?
+            .lit("measurements")
+            .finish(),
+    };
+    Ok(Request::get(path).query(query.to_pairs()))
 }

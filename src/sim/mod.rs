@@ -1,1 +1,447 @@
-//! The built-in API simulator.
+//! The built-in API simulator: a faithful, seeded, in-process imitation of the Deployment
+//! Operations Public API v1.0 (`/api/public/v1.0`, HTTP Digest auth), for tests, demos and
+//! benchmarks.
+//!
+//! It serves the operations this crate wraps plus the listings that lead to their
+//! identifiers, verifies Digest signatures (nonce counts included) for two keys (a Global
+//! Owner and a Project Read Only key), generates measurements for any window as a pure
+//! function of the seed, and can inject faults (latency, 429/500/503, resets, truncated
+//! bodies, stale nonces, repeated pages, wrong totals).
+//!
+//! ```no_run
+//! use opsapi::sim::{SimConfig, Simulator};
+//!
+//! let sim = Simulator::start(SimConfig { seed: 7, ..SimConfig::default() }).unwrap();
+//! println!("{} {}", sim.base_url(), sim.public_key());
+//! let groups = sim.group_ids();
+//! assert_eq!(groups.len(), 2);
+//! drop(sim); // stops the server and joins its thread
+//! ```
+
+mod fmt;
+mod metrics;
+mod rng;
+mod server;
+mod world;
+
+use std::collections::VecDeque;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{DateTime, DurationRound, TimeDelta, Utc};
+
+pub use world::{
+    AccessListEntry, Alert, AlertConfig, Event, Growth, Host, Partition, Project, World,
+};
+
+/// How to seed and run a simulator.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// Seed of the world and the keys.
+    pub seed: u64,
+    /// Number of projects.
+    pub projects: usize,
+    /// Hosts per project (replica sets, a standalone, sharded clusters, in turn).
+    pub hosts_per_project: usize,
+    /// Number of alerts across all projects (the `/globalAlerts` population).
+    pub global_alerts: usize,
+    /// How long a nonce stays valid (then `stale=true`).
+    pub nonce_lifetime: Duration,
+    /// Faults applied to every request (switchable later with [`Simulator::set_faults`]).
+    pub faults: Faults,
+    /// Tokio worker threads of the server (1 = a current-thread runtime).
+    pub worker_threads: usize,
+    /// TCP port on 127.0.0.1 (0 = any free port).
+    pub port: u16,
+    /// Address to bind (default 127.0.0.1).
+    pub bind: std::net::IpAddr,
+    /// The instant seeded times are relative to; `None` = midnight UTC of the start day.
+    /// Fix it to make two simulators agree whatever day they run.
+    pub anchor: Option<DateTime<Utc>>,
+    /// Upper bound of the rendered-body cache, in bytes (0 disables it).
+    pub cache_bytes: usize,
+    /// Whether to keep the request log (on by default).
+    pub log_requests: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            seed: 0,
+            projects: 2,
+            hosts_per_project: 5,
+            global_alerts: 60,
+            nonce_lifetime: Duration::from_secs(300),
+            faults: Faults::default(),
+            worker_threads: 1,
+            port: 0,
+            bind: std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+            anchor: None,
+            cache_bytes: 512 << 20,
+            log_requests: true,
+        }
+    }
+}
+
+/// Standing faults: each request draws against these rates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Faults {
+    /// Delay before every answer.
+    pub latency: Duration,
+    /// Share of authorized requests answered 429 `RATE_LIMITED` (with `Retry-After`).
+    pub rate_429: f64,
+    /// Share answered 500 `UNEXPECTED_ERROR`.
+    pub rate_500: f64,
+    /// Share answered 503.
+    pub rate_503: f64,
+    /// Share of requests whose connection is closed without an answer.
+    pub rate_reset: f64,
+    /// Share of answers sent with the full `Content-Length` but only half the body.
+    pub rate_truncate: f64,
+    /// `Retry-After` seconds on 429 (and 503) answers.
+    pub retry_after_secs: u64,
+}
+
+impl Default for Faults {
+    fn default() -> Self {
+        Self {
+            latency: Duration::ZERO,
+            rate_429: 0.0,
+            rate_500: 0.0,
+            rate_503: 0.0,
+            rate_reset: 0.0,
+            rate_truncate: 0.0,
+            retry_after_secs: 1,
+        }
+    }
+}
+
+/// A one-shot fault, queued with [`Simulator::inject`] and consumed by the next request it
+/// applies to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fault {
+    /// Answer an authorized request with this status (429 → `RATE_LIMITED`, 500 →
+    /// `UNEXPECTED_ERROR`, ...) and, when given, a `Retry-After` header.
+    Status {
+        /// HTTP status.
+        status: u16,
+        /// `Retry-After` seconds.
+        retry_after: Option<u64>,
+    },
+    /// Close the connection without an answer (acts before authentication).
+    Reset,
+    /// Send the full `Content-Length` but only half of the body, then close.
+    Truncate,
+    /// The next list request answers page 1's items whatever `pageNum` says.
+    RepeatFirstPage,
+    /// The next list request reports this `totalCount`.
+    WrongTotalCount(i64),
+    /// The next signed request is refused as if its nonce had expired (`stale=true`).
+    StaleNonce,
+}
+
+/// One request as the simulator saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestRecord {
+    /// HTTP method.
+    pub method: String,
+    /// Raw path, percent-encoding kept.
+    pub path: String,
+    /// Raw query string, if any.
+    pub query: Option<String>,
+    /// Request body.
+    pub body: Vec<u8>,
+    /// Status answered (0 when the connection was reset without an answer).
+    pub status: u16,
+    /// Whether the Digest signature was accepted.
+    pub authorized: bool,
+}
+
+/// The seeded disk growth of one partition: the truth a capacity forecast should find.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartitionTruth {
+    /// Project.
+    pub group_id: String,
+    /// Host.
+    pub host_id: String,
+    /// `hostname:port`.
+    pub process_id: String,
+    /// Partition name.
+    pub partition_name: String,
+    /// Capacity.
+    pub capacity_bytes: u64,
+    /// Linear growth (0 for flat disks).
+    pub growth_bytes_per_day: f64,
+    /// Used bytes at `anchor`.
+    pub used_bytes_at_anchor: f64,
+    /// Noise amplitude around the trend in the served series.
+    pub noise_bytes: f64,
+    /// The growth class.
+    pub growth: Growth,
+    /// Reference instant.
+    pub anchor: DateTime<Utc>,
+}
+
+impl PartitionTruth {
+    /// Trend of the used space at `t` (without noise), clamped to `[1 %, 100 %]` of the disk.
+    pub fn used_bytes_at(&self, t: DateTime<Utc>) -> f64 {
+        let cap = self.capacity_bytes as f64;
+        let days = (t - self.anchor).num_milliseconds() as f64 / 86_400_000.0;
+        (self.used_bytes_at_anchor + self.growth_bytes_per_day * days).clamp(cap * 0.01, cap)
+    }
+
+    /// When the trend reaches the capacity, if it grows.
+    pub fn full_at(&self) -> Option<DateTime<Utc>> {
+        if self.growth_bytes_per_day <= 0.0 {
+            return None;
+        }
+        let days =
+            (self.capacity_bytes as f64 - self.used_bytes_at_anchor) / self.growth_bytes_per_day;
+        Some(self.anchor + TimeDelta::milliseconds((days * 86_400_000.0) as i64))
+    }
+}
+
+/// The API keys of a simulator.
+#[derive(Clone)]
+pub(crate) struct Keys {
+    pub owner_public: String,
+    pub owner_private: String,
+    pub ro_public: String,
+    pub ro_private: String,
+    pub ro_group: String,
+}
+
+/// A running simulator. Dropping it shuts the server down (bounded wait).
+pub struct Simulator {
+    shared: Arc<server::Shared>,
+    base_url: String,
+    stop: Option<tokio::sync::watch::Sender<bool>>,
+    done: Option<mpsc::Receiver<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Simulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulator")
+            .field("base_url", &self.base_url)
+            .field("public_key", &self.shared.keys.owner_public)
+            .field("read_only_public_key", &self.shared.keys.ro_public)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Simulator {
+    /// Seeds the world, binds the port and serves on a thread of its own with its own tokio
+    /// runtime. Returns once the socket is listening.
+    pub fn start(config: SimConfig) -> std::io::Result<Simulator> {
+        let anchor = config.anchor.unwrap_or_else(|| {
+            Utc::now()
+                .duration_trunc(TimeDelta::days(1))
+                .unwrap_or_else(|_| Utc::now())
+        });
+        let world = world::generate(
+            config.seed,
+            config.projects,
+            config.hosts_per_project,
+            config.global_alerts,
+            anchor,
+        );
+        let mut r = rng::SplitMix64::new(config.seed ^ 0x6b65_7973);
+        let keys = Keys {
+            owner_public: r.letters(8),
+            owner_private: r.uuid(),
+            ro_public: r.letters(8),
+            ro_private: r.uuid(),
+            ro_group: world
+                .projects
+                .first()
+                .map(|p| p.id.clone())
+                .unwrap_or_default(),
+        };
+        let listener = std::net::TcpListener::bind((config.bind, config.port))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let base_url = match addr {
+            std::net::SocketAddr::V6(a) => format!("http://[{}]:{}", a.ip(), a.port()),
+            std::net::SocketAddr::V4(a) => format!("http://{}:{}", a.ip(), a.port()),
+        };
+        let rt = if config.worker_threads <= 1 {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?
+        } else {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(config.worker_threads)
+                .thread_name("opsapi-sim")
+                .enable_all()
+                .build()?
+        };
+        let shared = Arc::new(server::Shared::new(config, world, keys, base_url.clone()));
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let (done_tx, done_rx) = mpsc::channel();
+        let s2 = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("opsapi-sim".into())
+            .spawn(move || {
+                let served = rt.block_on(async move {
+                    let listener = tokio::net::TcpListener::from_std(listener)?;
+                    server::serve(listener, s2, stop_rx).await;
+                    Ok::<(), std::io::Error>(())
+                });
+                drop(served);
+                rt.shutdown_timeout(Duration::from_millis(500));
+                let _ = done_tx.send(());
+            })?;
+        Ok(Simulator {
+            shared,
+            base_url,
+            stop: Some(stop_tx),
+            done: Some(done_rx),
+            thread: Some(thread),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT` (without the `/api/public/v1.0` prefix).
+    pub fn base_url(&self) -> String {
+        self.base_url.clone()
+    }
+
+    /// The Global Owner key's public half (the Digest user name).
+    pub fn public_key(&self) -> &str {
+        &self.shared.keys.owner_public
+    }
+
+    /// The Global Owner key's private half (the Digest password).
+    pub fn private_key(&self) -> &str {
+        &self.shared.keys.owner_private
+    }
+
+    /// The Project Read Only key's public half (GETs in the first project only).
+    pub fn read_only_public_key(&self) -> &str {
+        &self.shared.keys.ro_public
+    }
+
+    /// The Project Read Only key's private half.
+    pub fn read_only_private_key(&self) -> &str {
+        &self.shared.keys.ro_private
+    }
+
+    /// The seeded projects' identifiers, in order.
+    pub fn group_ids(&self) -> Vec<String> {
+        self.shared
+            .world_read()
+            .projects
+            .iter()
+            .map(|p| p.id.clone())
+            .collect()
+    }
+
+    /// The request log, in arrival order.
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        self.shared
+            .log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Empties the request log.
+    pub fn clear_requests(&self) {
+        self.shared
+            .log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// Replaces the standing faults.
+    pub fn set_faults(&self, faults: Faults) {
+        *self.shared.faults.lock().unwrap_or_else(|e| e.into_inner()) = faults;
+    }
+
+    /// The standing faults.
+    pub fn faults(&self) -> Faults {
+        self.shared
+            .faults
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Queues `count` copies of a one-shot fault.
+    pub fn inject(&self, fault: Fault, count: usize) {
+        let mut q = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+        for _ in 0..count {
+            q.push_back(fault.clone());
+        }
+    }
+
+    /// Drops every queued one-shot fault.
+    pub fn clear_injected(&self) {
+        self.shared
+            .queue
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// A snapshot of the world as it is now (acknowledgements that have expired removed,
+    /// deleted access-list entries gone).
+    pub fn world(&self) -> World {
+        let mut w = self.shared.world_read().clone();
+        let now = Utc::now();
+        for a in &mut w.alerts {
+            a.expire_ack(now);
+        }
+        w
+    }
+
+    /// The seeded disk growth of every partition.
+    pub fn partition_truth(&self) -> Vec<PartitionTruth> {
+        let w = self.shared.world_read();
+        let anchor = w.anchor;
+        w.hosts
+            .iter()
+            .flat_map(|h| {
+                h.partitions.iter().map(move |p| PartitionTruth {
+                    group_id: h.group_id.clone(),
+                    host_id: h.id.clone(),
+                    process_id: h.process_id(),
+                    partition_name: p.name.clone(),
+                    capacity_bytes: p.capacity_bytes,
+                    growth_bytes_per_day: p.growth_bytes_per_day,
+                    used_bytes_at_anchor: p.used_bytes_at_anchor,
+                    noise_bytes: p.noise_bytes,
+                    growth: p.growth,
+                    anchor,
+                })
+            })
+            .collect()
+    }
+
+    /// Stops the server and waits (boundedly) for its thread.
+    pub fn shutdown(mut self) {
+        self.stop_now();
+    }
+
+    fn stop_now(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(true);
+        }
+        if let Some(done) = self.done.take() {
+            if done.recv_timeout(Duration::from_secs(5)).is_ok() {
+                if let Some(t) = self.thread.take() {
+                    let _ = t.join();
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Simulator {
+    fn drop(&mut self) {
+        self.stop_now();
+    }
+}
+
+pub(crate) type FaultQueue = Mutex<VecDeque<Fault>>;

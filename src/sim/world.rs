@@ -1,0 +1,749 @@
+//! The seeded world: projects, hosts, partitions, alert configurations, alerts, events and the
+//! global access list. Everything here is a pure function of the seed and the anchor time.
+
+use chrono::{DateTime, Duration as CDuration, TimeZone, Utc};
+use serde_json::{json, Map, Value};
+
+use super::fmt::iso;
+use super::rng::SplitMix64;
+
+/// A project (a "group" in the API's paths).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Project {
+    /// 24-hex identifier.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Organization identifier.
+    pub org_id: String,
+    /// Creation time.
+    pub created: DateTime<Utc>,
+}
+
+/// How a partition's used space evolves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Growth {
+    /// Fills within weeks.
+    Fast,
+    /// Grows over months or years.
+    Slow,
+    /// Does not grow.
+    Flat,
+    /// Grows slowly under large noise.
+    Noisy,
+}
+
+/// A disk partition of a host, with its seeded growth.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Partition {
+    /// Partition name (`data`, `journal`, `xvdb`, ...).
+    pub name: String,
+    /// Capacity in bytes.
+    pub capacity_bytes: u64,
+    /// Used bytes at the world's anchor time.
+    pub used_bytes_at_anchor: f64,
+    /// Linear growth in bytes per day (0 for flat disks).
+    pub growth_bytes_per_day: f64,
+    /// Amplitude of the noise around the trend, in bytes.
+    pub noise_bytes: f64,
+    /// The growth class.
+    pub growth: Growth,
+}
+
+/// A monitored host (a mongod or mongos process).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Host {
+    /// Index in [`World::hosts`] (also the generator's key).
+    pub index: usize,
+    /// 32-hex host identifier.
+    pub id: String,
+    /// Project identifier.
+    pub group_id: String,
+    /// Host name, e.g. `rs0-1.prod.example.net`.
+    pub hostname: String,
+    /// Port.
+    pub port: u16,
+    /// `REPLICA_PRIMARY`, `SHARD_MONGOS`, `STANDALONE`, ...
+    pub type_name: String,
+    /// `PRIMARY`, `SECONDARY`, ... (absent for standalones and mongos).
+    pub replica_state_name: Option<String>,
+    /// Replica set name.
+    pub replica_set_name: Option<String>,
+    /// Shard name, for shard members.
+    pub shard_name: Option<String>,
+    /// Cluster identifier (replica set or sharded cluster).
+    pub cluster_id: Option<String>,
+    /// MongoDB version.
+    pub version: String,
+    /// IP address.
+    pub ip_address: String,
+    /// Creation time.
+    pub created: DateTime<Utc>,
+    /// Last restart.
+    pub last_restart: DateTime<Utc>,
+    /// Last ping.
+    pub last_ping: DateTime<Utc>,
+    /// RAM in MB.
+    pub mem_size_mb: u64,
+    /// CPU cores.
+    pub num_cores: u64,
+    /// Data size in bytes at the anchor.
+    pub last_data_size_bytes: u64,
+    /// Index size in bytes at the anchor.
+    pub last_index_size_bytes: u64,
+    /// Whether TLS is on.
+    pub ssl_enabled: bool,
+    /// Disk partitions (1 to 3).
+    pub partitions: Vec<Partition>,
+}
+
+impl Host {
+    /// `hostname:port`, the measurements' `processId`.
+    pub fn process_id(&self) -> String {
+        format!("{}:{}", self.hostname, self.port)
+    }
+}
+
+/// A project alert configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlertConfig {
+    /// 24-hex identifier.
+    pub id: String,
+    /// Project identifier.
+    pub group_id: String,
+    /// `OUTSIDE_METRIC_THRESHOLD`, `HOST_DOWN`, ...
+    pub event_type_name: String,
+    /// The metric, for metric thresholds.
+    pub metric_name: Option<String>,
+    /// Threshold and its units, for metric thresholds.
+    pub threshold: Option<(f64, String)>,
+    /// Creation time.
+    pub created: DateTime<Utc>,
+}
+
+/// An alert (the same objects are listed by `/globalAlerts` and `/groups/{g}/alerts`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Alert {
+    /// 24-hex identifier.
+    pub id: String,
+    /// Project identifier.
+    pub group_id: String,
+    /// The configuration that raised it.
+    pub alert_config_id: String,
+    /// Event type.
+    pub event_type_name: String,
+    /// `HOST_METRIC`, `AGENT`, `HOST`, `REPLICA_SET`, `BACKUP`.
+    pub type_name: String,
+    /// `TRACKING`, `OPEN`, `CLOSED` or `CANCELLED`.
+    pub status: String,
+    /// Creation time (some with milliseconds).
+    pub created: DateTime<Utc>,
+    /// Last update.
+    pub updated: DateTime<Utc>,
+    /// Last notification (not for TRACKING alerts).
+    pub last_notified: Option<DateTime<Utc>>,
+    /// Resolution time (CLOSED alerts).
+    pub resolved: Option<DateTime<Utc>>,
+    /// The metric, for metric alerts.
+    pub metric_name: Option<String>,
+    /// `currentValue {number, units}`, for metric alerts.
+    pub current_value: Option<(f64, String)>,
+    /// The host concerned.
+    pub host_id: Option<String>,
+    /// `hostname:port` of the host concerned.
+    pub hostname_and_port: Option<String>,
+    /// Replica set concerned.
+    pub replica_set_name: Option<String>,
+    /// Acknowledged until (may be in the past: then it no longer counts).
+    pub acknowledged_until: Option<DateTime<Utc>>,
+    /// Acknowledgement comment.
+    pub acknowledgement_comment: Option<String>,
+    /// Who acknowledged.
+    pub acknowledging_username: Option<String>,
+}
+
+impl Alert {
+    /// Drops an acknowledgement whose time has passed.
+    pub fn expire_ack(&mut self, now: DateTime<Utc>) {
+        if self.acknowledged_until.is_some_and(|u| u <= now) {
+            self.acknowledged_until = None;
+            self.acknowledgement_comment = None;
+            self.acknowledging_username = None;
+        }
+    }
+}
+
+/// A project event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// 24-hex identifier.
+    pub id: String,
+    /// Project identifier.
+    pub group_id: String,
+    /// Creation time.
+    pub created: DateTime<Utc>,
+    /// Event type.
+    pub event_type_name: String,
+    /// The whole JSON object as served (without `links` and `raw`).
+    pub body: Value,
+}
+
+/// A global API access list entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccessListEntry {
+    /// 24-hex identifier.
+    pub id: String,
+    /// CIDR block.
+    pub cidr_block: String,
+    /// Description.
+    pub description: String,
+    /// Creation time.
+    pub created: DateTime<Utc>,
+}
+
+/// The whole seeded data set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct World {
+    /// The instant relative to which times were seeded (midnight UTC of the start day unless
+    /// configured).
+    pub anchor: DateTime<Utc>,
+    /// The organization of every project.
+    pub org_id: String,
+    /// Projects.
+    pub projects: Vec<Project>,
+    /// Hosts of all projects.
+    pub hosts: Vec<Host>,
+    /// Alert configurations of all projects.
+    pub alert_configs: Vec<AlertConfig>,
+    /// All alerts, ordered by creation time.
+    pub alerts: Vec<Alert>,
+    /// Events of all projects, newest first within a project.
+    pub events: Vec<Event>,
+    /// The global access list (entries disappear when deleted).
+    pub access_list: Vec<AccessListEntry>,
+}
+
+const ENVS: [&str; 6] = ["prod", "staging", "analytics", "dev", "qa", "reporting"];
+const VERSIONS: [&str; 5] = ["4.4.29", "5.0.26", "6.0.15", "7.0.12", "8.0.3"];
+const PARTITION_NAMES: [&str; 4] = ["journal", "xvdb", "root", "nvme1n1"];
+const GIB: u64 = 1 << 30;
+
+fn ms_time(r: &mut SplitMix64, t: DateTime<Utc>, with_ms: bool) -> DateTime<Utc> {
+    let t = t.with_timezone(&Utc).timestamp().max(0);
+    let base = Utc.timestamp_opt(t, 0).single().unwrap_or_default();
+    if with_ms {
+        base + CDuration::milliseconds(r.range(1, 1000) as i64)
+    } else {
+        base
+    }
+}
+
+struct HostPlan {
+    hostname: String,
+    port: u16,
+    type_name: &'static str,
+    state: Option<&'static str>,
+    rs: Option<String>,
+    shard: Option<String>,
+    cluster: usize,
+}
+
+fn plan_hosts(p: usize, n: usize, domain: &str) -> Vec<HostPlan> {
+    let mut plans = Vec::with_capacity(n);
+    let mut cluster = 0usize;
+    let (mut rs_i, mut sa_i, mut sh_i) = (0usize, 0usize, 0usize);
+    let mut kind = p % 3;
+    while plans.len() < n {
+        match kind {
+            0 => {
+                let rs = format!("rs{rs_i}");
+                for (i, (t, s)) in [
+                    ("REPLICA_PRIMARY", "PRIMARY"),
+                    ("REPLICA_SECONDARY", "SECONDARY"),
+                    ("REPLICA_SECONDARY", "SECONDARY"),
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    plans.push(HostPlan {
+                        hostname: format!("{rs}-{i}.{domain}"),
+                        port: 27017,
+                        type_name: t,
+                        state: Some(s),
+                        rs: Some(rs.clone()),
+                        shard: None,
+                        cluster,
+                    });
+                }
+                rs_i += 1;
+            }
+            1 => {
+                plans.push(HostPlan {
+                    hostname: format!("standalone{sa_i}.{domain}"),
+                    port: 27017,
+                    type_name: "STANDALONE",
+                    state: None,
+                    rs: None,
+                    shard: None,
+                    cluster,
+                });
+                sa_i += 1;
+            }
+            _ => {
+                let c = sh_i;
+                plans.push(HostPlan {
+                    hostname: format!("mongos{c}-0.{domain}"),
+                    port: 27017,
+                    type_name: "SHARD_MONGOS",
+                    state: None,
+                    rs: None,
+                    shard: None,
+                    cluster,
+                });
+                plans.push(HostPlan {
+                    hostname: format!("cfg{c}-0.{domain}"),
+                    port: 27019,
+                    type_name: "SHARD_CONFIG",
+                    state: Some("PRIMARY"),
+                    rs: Some(format!("cfg{c}")),
+                    shard: None,
+                    cluster,
+                });
+                for s in 0..2 {
+                    let name = format!("sh{c}-{s}");
+                    for (i, (t, st)) in [
+                        ("SHARD_PRIMARY", "PRIMARY"),
+                        ("SHARD_SECONDARY", "SECONDARY"),
+                    ]
+                    .into_iter()
+                    .enumerate()
+                    {
+                        plans.push(HostPlan {
+                            hostname: format!("{name}-{i}.{domain}"),
+                            port: 27018,
+                            type_name: t,
+                            state: Some(st),
+                            rs: Some(name.clone()),
+                            shard: Some(name.clone()),
+                            cluster,
+                        });
+                    }
+                }
+                sh_i += 1;
+            }
+        }
+        cluster += 1;
+        kind = (kind + 1) % 3;
+    }
+    plans.truncate(n);
+    plans
+}
+
+fn partition(r: &mut SplitMix64, name: &str) -> Partition {
+    let capacity_bytes = GIB * *r.pick(&[64u64, 128, 256, 512, 1024, 2048]);
+    let cap = capacity_bytes as f64;
+    let used_frac = 0.2 + 0.65 * r.f64();
+    let used = (cap * used_frac).round();
+    let free = cap - used;
+    let roll = r.f64();
+    let (growth, per_day, noise) = if roll < 0.3 {
+        let days = 7.0 + 33.0 * r.f64();
+        (Growth::Fast, free / days, cap * 0.002)
+    } else if roll < 0.55 {
+        (Growth::Flat, 0.0, cap * 0.001)
+    } else if roll < 0.75 {
+        let days = 90.0 + 300.0 * r.f64();
+        (Growth::Noisy, free / days, cap * 0.02)
+    } else {
+        let days = 100.0 + 900.0 * r.f64();
+        (Growth::Slow, free / days, cap * 0.003)
+    };
+    Partition {
+        name: name.to_string(),
+        capacity_bytes,
+        used_bytes_at_anchor: used,
+        growth_bytes_per_day: per_day.round(),
+        noise_bytes: noise.round(),
+        growth,
+    }
+}
+
+struct ConfigPlan {
+    event: &'static str,
+    metric: Option<(&'static str, f64, &'static str)>,
+}
+
+const CONFIGS: [ConfigPlan; 7] = [
+    ConfigPlan {
+        event: "OUTSIDE_METRIC_THRESHOLD",
+        metric: Some(("ASSERT_REGULAR", 0.0, "RAW")),
+    },
+    ConfigPlan {
+        event: "OUTSIDE_METRIC_THRESHOLD",
+        metric: Some(("CONNECTIONS", 2000.0, "RAW")),
+    },
+    ConfigPlan {
+        event: "OUTSIDE_METRIC_THRESHOLD",
+        metric: Some(("OPLOG_REPLICATION_LAG_TIME", 60.0, "SECONDS")),
+    },
+    ConfigPlan {
+        event: "HOST_DOWN",
+        metric: None,
+    },
+    ConfigPlan {
+        event: "MONITORING_AGENT_DOWN",
+        metric: None,
+    },
+    ConfigPlan {
+        event: "NO_PRIMARY",
+        metric: None,
+    },
+    ConfigPlan {
+        event: "BACKUP_AGENT_DOWN",
+        metric: None,
+    },
+];
+
+/// Builds the world for a seed.
+pub fn generate(
+    seed: u64,
+    projects: usize,
+    hosts_per_project: usize,
+    global_alerts: usize,
+    anchor: DateTime<Utc>,
+) -> World {
+    let mut r = SplitMix64::new(seed ^ 0x6f70_7361_7069_0001);
+    let a = anchor.timestamp();
+    let org_id = r.object_id(a - 400 * 86_400);
+    let mut world = World {
+        anchor,
+        org_id: org_id.clone(),
+        projects: Vec::new(),
+        hosts: Vec::new(),
+        alert_configs: Vec::new(),
+        alerts: Vec::new(),
+        events: Vec::new(),
+        access_list: Vec::new(),
+    };
+    for p in 0..projects {
+        let created = anchor - CDuration::days(r.range(200, 900) as i64);
+        let env = ENVS[p % ENVS.len()];
+        let suffix = if p >= ENVS.len() {
+            format!("{}", p / ENVS.len())
+        } else {
+            String::new()
+        };
+        let project = Project {
+            id: r.object_id(created.timestamp()),
+            name: format!(
+                "{}{}",
+                capitalize(env),
+                if suffix.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {suffix}")
+                }
+            ),
+            org_id: org_id.clone(),
+            created,
+        };
+        let domain = format!("{env}{suffix}.example.net");
+        let mut cluster_ids: Vec<String> = Vec::new();
+        for plan in plan_hosts(p, hosts_per_project, &domain) {
+            while cluster_ids.len() <= plan.cluster {
+                let t = created.timestamp() + r.range(0, 86_400 * 30) as i64;
+                cluster_ids.push(r.object_id(t));
+            }
+            let index = world.hosts.len();
+            let hcreated = created + CDuration::seconds(r.range(3600, 86_400 * 60) as i64);
+            let mut parts = vec![partition(&mut r, "data")];
+            let extra = r.range(0, 3) as usize;
+            let mut names: Vec<&str> = PARTITION_NAMES.to_vec();
+            for _ in 0..extra {
+                let i = r.range(0, names.len() as u64) as usize;
+                let name = names.remove(i);
+                parts.push(partition(&mut r, name));
+            }
+            let mem = *r.pick(&[8192u64, 16_384, 32_768, 65_536, 131_072]);
+            let data = r.range(200_000_000, 400_000_000_000);
+            world.hosts.push(Host {
+                index,
+                id: format!("{:016x}{:016x}", r.next_u64(), r.next_u64()),
+                group_id: project.id.clone(),
+                hostname: plan.hostname,
+                port: plan.port,
+                type_name: plan.type_name.to_string(),
+                replica_state_name: plan.state.map(str::to_string),
+                replica_set_name: plan.rs,
+                shard_name: plan.shard,
+                cluster_id: (plan.type_name != "STANDALONE")
+                    .then(|| cluster_ids[plan.cluster].clone()),
+                version: r.pick(&VERSIONS).to_string(),
+                ip_address: format!("10.{}.{}.{}", p % 250, r.range(0, 250), r.range(2, 250)),
+                created: hcreated,
+                last_restart: anchor - CDuration::seconds(r.range(3600, 86_400 * 40) as i64),
+                last_ping: anchor - CDuration::seconds(r.range(5, 60) as i64),
+                mem_size_mb: mem,
+                num_cores: mem / 4096,
+                last_data_size_bytes: data,
+                last_index_size_bytes: data / r.range(4, 12),
+                ssl_enabled: r.chance(0.7),
+                partitions: parts,
+            });
+        }
+        for plan in CONFIGS.iter() {
+            let c = anchor - CDuration::days(r.range(60, 190) as i64);
+            world.alert_configs.push(AlertConfig {
+                id: r.object_id(c.timestamp()),
+                group_id: project.id.clone(),
+                event_type_name: plan.event.to_string(),
+                metric_name: plan.metric.map(|m| m.0.to_string()),
+                threshold: plan.metric.map(|m| (m.1, m.2.to_string())),
+                created: c,
+            });
+        }
+        world.projects.push(project);
+    }
+    gen_alerts(&mut world, &mut r, global_alerts);
+    gen_events(&mut world, &mut r);
+    for i in 0..6u64 {
+        let c = anchor - CDuration::days(r.range(10, 300) as i64);
+        world.access_list.push(AccessListEntry {
+            id: r.object_id(c.timestamp()),
+            cidr_block: if i % 2 == 0 {
+                format!("192.0.2.{}/32", 10 + i)
+            } else {
+                format!("198.51.100.0/{}", 24 + i)
+            },
+            description: format!("CI runner {i}"),
+            created: c,
+        });
+    }
+    world
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+fn gen_alerts(world: &mut World, r: &mut SplitMix64, count: usize) {
+    if world.alert_configs.is_empty() {
+        return;
+    }
+    let anchor = world.anchor;
+    let nconf = world.alert_configs.len();
+    let mut alerts = Vec::with_capacity(count);
+    for i in 0..count {
+        // The first alerts guarantee one open alert per configuration.
+        let cfg = if i < nconf {
+            world.alert_configs[i].clone()
+        } else {
+            world.alert_configs[r.range(0, nconf as u64) as usize].clone()
+        };
+        let status = if i < nconf {
+            "OPEN"
+        } else {
+            *r.pick(&[
+                "OPEN",
+                "OPEN",
+                "CLOSED",
+                "CLOSED",
+                "CLOSED",
+                "TRACKING",
+                "CANCELLED",
+            ])
+        };
+        let with_ms = r.chance(0.2);
+        let back = r.range(600, 60 * 86_400) as i64;
+        let created = ms_time(r, anchor - CDuration::seconds(back), with_ms);
+        let hosts: Vec<&Host> = world
+            .hosts
+            .iter()
+            .filter(|h| h.group_id == cfg.group_id)
+            .collect();
+        let host = if hosts.is_empty() {
+            None
+        } else {
+            Some(hosts[r.range(0, hosts.len() as u64) as usize])
+        };
+        let type_name = match cfg.event_type_name.as_str() {
+            "OUTSIDE_METRIC_THRESHOLD" => "HOST_METRIC",
+            "HOST_DOWN" => "HOST",
+            "NO_PRIMARY" => "REPLICA_SET",
+            _ => "AGENT",
+        };
+        let on_host = matches!(type_name, "HOST_METRIC" | "HOST");
+        let later = r.range(0, 3 * 86_400) as i64;
+        let updated = ms_time(r, created + CDuration::seconds(later), with_ms).min(anchor);
+        let notified_after = r.range(5, 120) as i64;
+        let notified = ms_time(r, created + CDuration::seconds(notified_after), with_ms);
+        let last_notified = (status != "TRACKING").then_some(notified);
+        let resolved = (status == "CLOSED").then_some(updated);
+        let current_value = cfg.threshold.as_ref().map(|(t, u)| {
+            let v = if *t == 0.0 {
+                r.range(1, 40) as f64
+            } else {
+                (t * (1.05 + r.f64())).round()
+            };
+            (v, u.clone())
+        });
+        let acked = status == "OPEN" && r.chance(0.3);
+        let (au, ac, an) = if acked {
+            // Some acknowledgements still run, some have expired already.
+            let until = anchor + CDuration::days(r.range(0, 400) as i64 - 30);
+            (
+                Some(until),
+                r.chance(0.7).then(|| {
+                    "Known issue, ticket OPS-".to_string() + &r.range(100, 9999).to_string()
+                }),
+                Some(r.letters(8)),
+            )
+        } else {
+            (None, None, None)
+        };
+        alerts.push(Alert {
+            id: r.object_id(created.timestamp()),
+            group_id: cfg.group_id.clone(),
+            alert_config_id: cfg.id.clone(),
+            event_type_name: cfg.event_type_name.clone(),
+            type_name: type_name.to_string(),
+            status: status.to_string(),
+            created,
+            updated,
+            last_notified,
+            resolved,
+            metric_name: cfg.metric_name.clone(),
+            current_value,
+            host_id: host.filter(|_| on_host).map(|h| h.id.clone()),
+            hostname_and_port: host.filter(|_| on_host).map(Host::process_id),
+            replica_set_name: host
+                .filter(|_| on_host || type_name == "REPLICA_SET")
+                .and_then(|h| h.replica_set_name.clone()),
+            acknowledged_until: au,
+            acknowledgement_comment: ac,
+            acknowledging_username: an,
+        });
+    }
+    alerts.sort_by(|a, b| a.created.cmp(&b.created).then(a.id.cmp(&b.id)));
+    world.alerts = alerts;
+}
+
+fn gen_events(world: &mut World, r: &mut SplitMix64) {
+    let anchor = world.anchor;
+    for project in &world.projects {
+        let hosts: Vec<&Host> = world
+            .hosts
+            .iter()
+            .filter(|h| h.group_id == project.id)
+            .collect();
+        let mut events = Vec::new();
+        for _ in 0..40 {
+            let created = anchor - CDuration::seconds(r.range(60, 60 * 86_400) as i64);
+            let id = r.object_id(created.timestamp());
+            let kind = r.range(0, 6);
+            let mut body = Map::new();
+            body.insert("created".into(), json!(iso(&created)));
+            body.insert("groupId".into(), json!(project.id));
+            body.insert("id".into(), json!(id));
+            body.insert("isGlobalAdmin".into(), json!(false));
+            let host = if hosts.is_empty() {
+                None
+            } else {
+                Some(hosts[r.range(0, hosts.len() as u64) as usize])
+            };
+            let etype = match (kind, host) {
+                (0, Some(h)) => {
+                    add_host(&mut body, h);
+                    "HOST_UP"
+                }
+                (1, Some(h)) => {
+                    add_host(&mut body, h);
+                    "HOST_DOWN"
+                }
+                (2, Some(h)) if h.replica_set_name.is_some() => {
+                    add_host(&mut body, h);
+                    "PRIMARY_ELECTED"
+                }
+                (3, _) => {
+                    body.insert("userId".into(), json!(r.object_id(created.timestamp())));
+                    body.insert(
+                        "username".into(),
+                        json!(format!("{}@example.com", r.letters(6))),
+                    );
+                    body.insert(
+                        "remoteAddress".into(),
+                        json!(format!("10.0.{}.{}", r.range(0, 255), r.range(1, 255))),
+                    );
+                    "JOINED_GROUP"
+                }
+                _ => {
+                    let user = format!("{}@example.com", r.letters(6));
+                    body.insert("userId".into(), json!(r.object_id(created.timestamp())));
+                    body.insert("username".into(), json!(user));
+                    body.insert(
+                        "remoteAddress".into(),
+                        json!(format!("10.0.{}.{}", r.range(0, 255), r.range(1, 255))),
+                    );
+                    body.insert("diffs".into(), diffs(r));
+                    "AUTOMATION_CONFIG_PUBLISHED_AUDIT"
+                }
+            };
+            body.insert("eventTypeName".into(), json!(etype));
+            events.push(Event {
+                id,
+                group_id: project.id.clone(),
+                created,
+                event_type_name: etype.to_string(),
+                body: Value::Object(body),
+            });
+        }
+        events.sort_by(|a, b| b.created.cmp(&a.created).then(b.id.cmp(&a.id)));
+        world.events.extend(events);
+    }
+}
+
+fn add_host(body: &mut Map<String, Value>, h: &Host) {
+    body.insert("hostId".into(), json!(h.id));
+    body.insert("hostname".into(), json!(h.hostname));
+    body.insert("port".into(), json!(h.port));
+    if let Some(rs) = &h.replica_set_name {
+        body.insert("replicaSetName".into(), json!(rs));
+    }
+}
+
+fn diffs(r: &mut SplitMix64) -> Value {
+    let actions = [
+        "moveChunk",
+        "splitChunk",
+        "splitVector",
+        "enableSharding",
+        "viewRole",
+    ];
+    let n = r.range(1, 4) as usize;
+    let params: Vec<Value> = (0..n)
+        .map(|i| {
+            let p = format!("config.system.sessions: {}", actions[i % actions.len()]);
+            json!({"display": "Added Privilege", "new": p, "old": null, "param": p})
+        })
+        .collect();
+    let user = format!("{}@admin", r.letters(5));
+    json!([{
+        "id": user,
+        "name": null,
+        "params": params,
+        "priviileges": [
+            {"actions": ["moveChunk"], "resource": {"collection": "system.sessions", "db": "config"}},
+            {"actions": ["enableSharding"], "resource": {"cluster": true}}
+        ],
+        "roles": [
+            {"db": "admin", "role": "readWriteAnyDatabase"},
+            {"db": "admin", "role": "clusterMonitor"}
+        ],
+        "status": "MODIFIED",
+        "type": "ROLES"
+    }])
+}

@@ -1,1 +1,115 @@
-fn main() {}
+//! `opsapi-sim`: the built-in API simulator as a standalone server.
+//!
+//! ```text
+//! opsapi-sim --port 8080 --seed 0 [--projects N] [--hosts-per-project N]
+//!            [--global-alerts N] [--nonce-lifetime SECS] [--workers N] [--bind ADDR]
+//! ```
+//!
+//! Prints its base URL and both API key pairs, then serves until interrupted (Ctrl-C or
+//! SIGTERM end the process).
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use opsapi::sim::{SimConfig, Simulator};
+
+const USAGE: &str = "usage: opsapi-sim [--port PORT] [--seed SEED] [--projects N] \
+[--hosts-per-project N] [--global-alerts N] [--nonce-lifetime SECS] [--workers N] [--bind ADDR]";
+
+fn parse_args(args: &[String]) -> Result<SimConfig, String> {
+    let mut config = SimConfig {
+        port: 8080,
+        worker_threads: 2,
+        ..SimConfig::default()
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let (name, inline) = match flag.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (flag.as_str(), None),
+        };
+        if name == "-h" || name == "--help" {
+            return Err(String::new());
+        }
+        let value = match inline {
+            Some(v) => v,
+            None => it
+                .next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))?,
+        };
+        let num = |v: &str| {
+            v.parse::<u64>()
+                .map_err(|_| format!("{name}: not a whole number: {v}"))
+        };
+        match name {
+            "--port" => {
+                config.port = u16::try_from(num(&value)?)
+                    .map_err(|_| format!("--port: out of range: {value}"))?
+            }
+            "--seed" => config.seed = num(&value)?,
+            "--projects" => config.projects = num(&value)? as usize,
+            "--hosts-per-project" => config.hosts_per_project = num(&value)? as usize,
+            "--global-alerts" => config.global_alerts = num(&value)? as usize,
+            "--nonce-lifetime" => config.nonce_lifetime = Duration::from_secs(num(&value)?),
+            "--workers" => config.worker_threads = (num(&value)? as usize).max(1),
+            "--bind" => {
+                config.bind = value
+                    .parse()
+                    .map_err(|_| format!("--bind: not an IP address: {value}"))?
+            }
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    Ok(config)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let config = match parse_args(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("opsapi-sim: {e}");
+            }
+            eprintln!("{USAGE}");
+            return if e.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            };
+        }
+    };
+    let seed = config.seed;
+    let sim = match Simulator::start(config) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("opsapi-sim: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("opsapi-sim (seed {seed}) listening on {}", sim.base_url());
+    println!("base URL:           {}/api/public/v1.0", sim.base_url());
+    println!(
+        "Global Owner key:   {} {}",
+        sim.public_key(),
+        sim.private_key()
+    );
+    println!(
+        "Project Read Only:  {} {}",
+        sim.read_only_public_key(),
+        sim.read_only_private_key()
+    );
+    println!("projects:           {}", sim.group_ids().join(" "));
+    println!(
+        "try: curl --digest -u {}:{} {}/api/public/v1.0/groups",
+        sim.public_key(),
+        sim.private_key(),
+        sim.base_url()
+    );
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    loop {
+        std::thread::park();
+    }
+}

@@ -117,6 +117,7 @@ pub fn parse_duration(s: &str) -> Option<f64> {
     let mut in_time = false;
     let mut num = String::new();
     let mut any = false;
+    let mut any_time = false;
     for c in rest.chars() {
         match c {
             '0'..='9' | '.' => num.push(c),
@@ -139,10 +140,11 @@ pub fn parse_duration(s: &str) -> Option<f64> {
                 };
                 total += n * unit;
                 any = true;
+                any_time |= in_time;
             }
         }
     }
-    if !num.is_empty() || !any || !total.is_finite() || total <= 0.0 {
+    if !num.is_empty() || !any || (in_time && !any_time) || !total.is_finite() || total <= 0.0 {
         return None;
     }
     Some(total)

@@ -132,7 +132,7 @@ pub enum Fault {
     Reset,
     /// Send the full `Content-Length` but only half of the body, then close.
     Truncate,
-    /// The next list request answers page 1's items whatever `pageNum` says.
+    /// The next request for a later page (`pageNum` > 1) answers page 1's items.
     RepeatFirstPage,
     /// The next list request reports this `totalCount`.
     WrongTotalCount(i64),

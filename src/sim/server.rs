@@ -843,10 +843,12 @@ impl Ctx<'_> {
             Err(e) => return e,
         };
         let mut total = items.len() as i64;
-        let repeat = self
-            .shared
-            .take_fault(|f| matches!(f, Fault::RepeatFirstPage))
-            .is_some();
+        // Only a request for a later page can repeat the first one.
+        let repeat = page.num > 1
+            && self
+                .shared
+                .take_fault(|f| matches!(f, Fault::RepeatFirstPage))
+                .is_some();
         if let Some(Fault::WrongTotalCount(n)) = self
             .shared
             .take_fault(|f| matches!(f, Fault::WrongTotalCount(_)))
@@ -916,10 +918,12 @@ impl Ctx<'_> {
             }
             Route::Hosts(g) => {
                 let w = self.world();
+                let cluster = self.q.get("clusterId");
                 let items = w
                     .hosts
                     .iter()
                     .filter(|h| h.group_id == g)
+                    .filter(|h| cluster.is_none_or(|c| h.cluster_id.as_deref() == Some(c)))
                     .map(|h| self.host_json(h))
                     .collect();
                 drop(w);
@@ -1033,11 +1037,24 @@ impl Ctx<'_> {
                 }
             }
             Route::Events(g) => {
+                let mut bounds = [None, None];
+                for (i, name) in ["minDate", "maxDate"].iter().enumerate() {
+                    if let Some(v) = self.q.get(name) {
+                        match parse_time(v) {
+                            Some(t) => bounds[i] = Some(t),
+                            None => return invalid_query(name, v),
+                        }
+                    }
+                }
+                let types = self.q.all("eventType");
                 let w = self.world();
                 let items = w
                     .events
                     .iter()
                     .filter(|e| e.group_id == g)
+                    .filter(|e| types.is_empty() || types.contains(&e.event_type_name.as_str()))
+                    .filter(|e| bounds[0].is_none_or(|t| e.created >= t))
+                    .filter(|e| bounds[1].is_none_or(|t| e.created <= t))
                     .map(|e| self.event_json(e, self.q.flag("includeRaw")))
                     .collect();
                 drop(w);
@@ -1687,6 +1704,15 @@ impl Reply {
         self.body = body;
         self
     }
+}
+
+fn invalid_query(name: &str, v: &str) -> Reply {
+    err(
+        400,
+        "INVALID_QUERY_PARAMETER",
+        format!("An invalid value {v} was specified for query parameter {name}."),
+        vec![json!(name), json!(v)],
+    )
 }
 
 fn missing(name: &str) -> Reply {

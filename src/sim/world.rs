@@ -342,28 +342,30 @@ fn plan_hosts(p: usize, n: usize, domain: &str) -> Vec<HostPlan> {
 fn partition(r: &mut SplitMix64, name: &str) -> Partition {
     let capacity_bytes = GIB * *r.pick(&[64u64, 128, 256, 512, 1024, 2048]);
     let cap = capacity_bytes as f64;
-    let used_frac = 0.2 + 0.65 * r.f64();
-    let used = (cap * used_frac).round();
-    let free = cap - used;
     let roll = r.f64();
-    let (growth, per_day, noise) = if roll < 0.3 {
+    // Linear histories stay above 5 % for the 60 days before the anchor, so that a forecast
+    // over the recent past sees a straight line, not a clamp.
+    let (growth, used_frac, per_day_frac, noise) = if roll < 0.3 {
         let days = 7.0 + 33.0 * r.f64();
-        (Growth::Fast, free / days, cap * 0.002)
+        let g = 0.95 / (days + 60.0) * (0.6 + 0.4 * r.f64());
+        (Growth::Fast, 1.0 - days * g, g, 0.002)
     } else if roll < 0.55 {
-        (Growth::Flat, 0.0, cap * 0.001)
+        (Growth::Flat, 0.2 + 0.6 * r.f64(), 0.0, 0.001)
     } else if roll < 0.75 {
         let days = 90.0 + 300.0 * r.f64();
-        (Growth::Noisy, free / days, cap * 0.02)
+        let g = 0.9 / (days + 60.0) * (0.5 + 0.5 * r.f64());
+        (Growth::Noisy, 1.0 - days * g, g, 0.02)
     } else {
         let days = 100.0 + 900.0 * r.f64();
-        (Growth::Slow, free / days, cap * 0.003)
+        let g = 0.9 / (days + 60.0) * (0.3 + 0.7 * r.f64());
+        (Growth::Slow, 1.0 - days * g, g, 0.003)
     };
     Partition {
         name: name.to_string(),
         capacity_bytes,
-        used_bytes_at_anchor: used,
-        growth_bytes_per_day: per_day.round(),
-        noise_bytes: noise.round(),
+        used_bytes_at_anchor: (cap * used_frac).round(),
+        growth_bytes_per_day: (cap * per_day_frac).round(),
+        noise_bytes: (cap * noise).round(),
         growth,
     }
 }

@@ -1,0 +1,375 @@
+"""Capacity analysis over the long measurement frame, in polars expressions.
+
+Every function takes the *long* frame that ``Measurements.to_polars()`` and
+``client.measurements.fleet(...)`` return (columns ``group_id, host_id, process_id,
+partition_name, measurement, units, timestamp, value``) and returns a polars DataFrame.
+Null data points are ignored; no function loops over rows in Python.
+
+Example::
+
+    import opsapi
+    from opsapi import capacity
+
+    client = opsapi.Client.from_env()
+    disks = client.measurements.fleet(
+        [(g, h, p) for g, h in targets for p in client.hosts.partitions(g, h)],
+        granularity="PT1H", period="P14D",
+    )
+    capacity.disk_forecast(disks)          # one row per partition, soonest full first
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+
+import polars as pl
+
+from opsapi._duration import parse_duration
+
+__all__ = [
+    "busiest_hours",
+    "disk_forecast",
+    "hour_of_day_profile",
+    "metric_summary",
+    "threshold_label",
+]
+
+USED = "DISK_PARTITION_SPACE_USED"
+FREE = "DISK_PARTITION_SPACE_FREE"
+PERCENT_USED = "DISK_PARTITION_SPACE_PERCENT_USED"
+
+_PARTITION = ["group_id", "host_id", "partition_name"]
+_MS_PER_DAY = 86_400_000.0
+# 1.4826 * MAD estimates the standard deviation of normal noise; robust to spikes.
+_MAD_TO_SIGMA = 1.4826
+
+
+def threshold_label(threshold: float) -> str:
+    """Column suffix for a threshold: ``0.8`` → ``"80"``, ``1.0`` → ``"full"``.
+
+    >>> threshold_label(0.85), threshold_label(1.0)
+    ('85', 'full')
+    """
+    if threshold >= 1.0:
+        return "full"
+    pct = threshold * 100
+    return str(int(pct)) if float(pct).is_integer() else f"{pct:g}".replace(".", "_")
+
+
+def _as_utc(now: datetime | str | None) -> datetime | None:
+    if now is None:
+        return None
+    if isinstance(now, str):
+        now = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    if now.tzinfo is None:
+        raise ValueError("now: a naive datetime is ambiguous; pass a timezone-aware one")
+    return now.astimezone(timezone.utc)
+
+
+def _disk_points(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
+    """One row per (partition, timestamp) with used bytes and per-point capacity."""
+    m = pl.col("measurement").cast(pl.String)
+    return (
+        frame.lazy()
+        .filter(m.is_in([USED, FREE, PERCENT_USED]) & pl.col("value").is_not_null())
+        .group_by([*_PARTITION, "timestamp"])
+        .agg(
+            used=pl.col("value").filter(m == USED).first(),
+            free=pl.col("value").filter(m == FREE).first(),
+            pct=pl.col("value").filter(m == PERCENT_USED).first(),
+        )
+        .filter(pl.col("used").is_not_null())
+        .with_columns(
+            point_capacity=pl.when(pl.col("free").is_not_null())
+            .then(pl.col("used") + pl.col("free"))
+            .when(pl.col("pct") > 0)
+            .then(pl.col("used") * 100.0 / pl.col("pct"))
+        )
+    )
+
+
+def disk_forecast(
+    frame: pl.DataFrame | pl.LazyFrame,
+    *,
+    window: str | timedelta = "14d",
+    now: datetime | str | None = None,
+    thresholds: Sequence[float] = (0.8, 0.9, 1.0),
+    min_r2: float = 0.5,
+    min_points: int = 8,
+    max_fit_points: int = 120,
+) -> pl.DataFrame:
+    """Forecast when each disk partition reaches each threshold of its capacity.
+
+    The growth rate is the Theil–Sen slope (median of the pairwise slopes of up to
+    ``max_fit_points`` evenly spaced points of the window), so spikes and gaps do not bend
+    it. A partition gets a date only when it grows by more than its noise over the window
+    and the line explains at least ``min_r2`` of the variance of the non-outlying points;
+    flat, shrinking and noisy disks get ``null`` days and dates and say why in ``trend``.
+
+    Args:
+        frame: long frame with ``DISK_PARTITION_SPACE_USED`` and either
+            ``DISK_PARTITION_SPACE_FREE`` or ``DISK_PARTITION_SPACE_PERCENT_USED``.
+        window: how far back from ``now`` the fit looks (``"14d"``, ``"36h"``, ``"P14D"``,
+            or a ``timedelta``).
+        now: the reference instant (timezone-aware); default: the newest timestamp in
+            the frame.
+        thresholds: fractions of capacity; ``1.0`` is named ``full``.
+        min_r2: the least R² for which a date is given.
+        min_points: the least number of data points in the window for a fit.
+        max_fit_points: subsample size for the pairwise slopes (cost grows with its square).
+
+    Returns:
+        One row per ``(group_id, host_id, partition_name)``: ``used_bytes`` (latest),
+        ``capacity_bytes``, ``percent_used``, ``growth_bytes_per_day``, ``r2``,
+        ``residual_std_bytes`` (robust), ``points``, ``outliers``, ``trend``
+        (``growing``, ``flat``, ``shrinking``, ``poor_fit``, ``insufficient_data``),
+        then ``days_to_<t>`` and ``date_<t>`` per threshold (``days_to_80``,
+        ``date_80``, …, ``days_to_full``, ``date_full``), sorted by ``days_to_full``
+        (nulls last), then by ``percent_used`` descending.
+
+    Example::
+
+        >>> forecast = disk_forecast(frame, window="14d")
+        >>> forecast.select("host_id", "partition_name", "percent_used", "days_to_full")
+    """
+    span = parse_duration(window)
+    points = _disk_points(frame).collect()
+    now_utc = _as_utc(now)
+    if now_utc is None:
+        if points.height == 0:
+            now_utc = datetime.now(timezone.utc)
+        else:
+            now_utc = points.get_column("timestamp").max()  # type: ignore[assignment]
+    assert now_utc is not None
+    now_lit = pl.lit(now_utc, dtype=pl.Datetime("ms", "UTC"))
+    start_lit = pl.lit(now_utc - span, dtype=pl.Datetime("ms", "UTC"))
+
+    labels = [threshold_label(t) for t in thresholds]
+    window_pts = points.lazy().filter(
+        (pl.col("timestamp") <= now_lit) & (pl.col("timestamp") >= start_lit)
+    )
+    # x: days relative to now (so the intercept is the fitted level at now); y: used bytes.
+    window_pts = window_pts.with_columns(
+        x=(pl.col("timestamp") - now_lit).dt.total_milliseconds().cast(pl.Float64) / _MS_PER_DAY,
+        y=pl.col("used"),
+    ).sort([*_PARTITION, "timestamp"])
+
+    # Latest observation at or before now, and the robust capacity of the window.
+    current = (
+        points.lazy()
+        .filter(pl.col("timestamp") <= now_lit)
+        .sort("timestamp")
+        .group_by(_PARTITION)
+        .agg(
+            used_bytes=pl.col("used").last(),
+            last_timestamp=pl.col("timestamp").last(),
+            capacity_bytes=pl.col("point_capacity").drop_nulls().tail(50).median(),
+        )
+    )
+
+    # Theil–Sen on an evenly spaced subsample.
+    sub = window_pts.with_columns(
+        _i=pl.int_range(pl.len()).over(_PARTITION),
+        _step=((pl.len() + max_fit_points - 1) // max_fit_points).over(_PARTITION),
+    ).filter(pl.col("_i") % pl.col("_step") == 0)
+    slopes = (
+        sub.select([*_PARTITION, "x", "y"])
+        .join(sub.select([*_PARTITION, "x", "y"]), on=_PARTITION, suffix="_r", nulls_equal=True)
+        .filter(pl.col("x_r") > pl.col("x"))
+        .group_by(_PARTITION)
+        .agg(slope=((pl.col("y_r") - pl.col("y")) / (pl.col("x_r") - pl.col("x"))).median())
+    )
+    fitted = (
+        window_pts.join(slopes, on=_PARTITION, how="left", nulls_equal=True)
+        .with_columns(slope=pl.col("slope").fill_null(0.0))
+        .with_columns(
+            intercept=(pl.col("y") - pl.col("slope") * pl.col("x")).median().over(_PARTITION)
+        )
+        .with_columns(resid=pl.col("y") - pl.col("intercept") - pl.col("slope") * pl.col("x"))
+        .with_columns(
+            sigma=_MAD_TO_SIGMA
+            * (pl.col("resid") - pl.col("resid").median()).abs().median().over(_PARTITION)
+        )
+        .with_columns(
+            # Points further than 3.5 sigma from the line are outliers: they neither move the
+            # slope (Theil–Sen) nor count against the fit quality.
+            inlier=(pl.col("resid").abs() <= 3.5 * pl.col("sigma")) | (pl.col("sigma") == 0)
+        )
+    )
+    fit = fitted.group_by(_PARTITION).agg(
+        growth_bytes_per_day=pl.col("slope").first(),
+        level_now=pl.col("intercept").first(),
+        residual_std_bytes=pl.col("sigma").first(),
+        points=pl.len().cast(pl.Int64),
+        outliers=(~pl.col("inlier")).sum().cast(pl.Int64),
+        span_days=pl.col("x").max() - pl.col("x").min(),
+        _ss_res=(pl.col("resid") ** 2).filter(pl.col("inlier")).sum(),
+        _ss_tot=((pl.col("y") - pl.col("y").filter(pl.col("inlier")).mean()) ** 2)
+        .filter(pl.col("inlier"))
+        .sum(),
+    )
+
+    slope = pl.col("growth_bytes_per_day")
+    change = slope * pl.col("span_days")
+    r2 = (
+        pl.when(pl.col("_ss_tot") > 0)
+        .then(1.0 - pl.col("_ss_res") / pl.col("_ss_tot"))
+        .otherwise(None)
+        .alias("r2")
+    )
+    trend = (
+        pl.when(pl.col("points").fill_null(0) < min_points)
+        .then(pl.lit("insufficient_data"))
+        .when(change.abs() <= 2.0 * pl.col("residual_std_bytes"))
+        .then(pl.lit("flat"))
+        .when(slope < 0)
+        .then(pl.lit("shrinking"))
+        .when(pl.col("r2").is_null() | (pl.col("r2") < min_r2))
+        .then(pl.lit("poor_fit"))
+        .otherwise(pl.lit("growing"))
+        .alias("trend")
+    )
+    growing = pl.col("trend") == "growing"
+    days_cols = []
+    date_cols = []
+    for t, label in zip(thresholds, labels):
+        days = (
+            pl.when(growing)
+            .then(
+                ((t * pl.col("capacity_bytes") - pl.col("level_now")) / slope).clip(lower_bound=0.0)
+            )
+            .otherwise(None)
+        )
+        days_cols.append(days.alias(f"days_to_{label}"))
+        date_cols.append(
+            (
+                now_lit
+                + pl.duration(
+                    milliseconds=(pl.col(f"days_to_{label}") * _MS_PER_DAY).round().cast(pl.Int64)
+                )
+            ).alias(f"date_{label}")
+        )
+
+    out = (
+        current.join(fit, on=_PARTITION, how="left", nulls_equal=True)
+        .with_columns(r2)
+        .with_columns(trend, percent_used=pl.col("used_bytes") / pl.col("capacity_bytes") * 100.0)
+        .with_columns(days_cols)
+        .with_columns(date_cols)
+        .select(
+            *_PARTITION,
+            "used_bytes",
+            "capacity_bytes",
+            "percent_used",
+            "last_timestamp",
+            "growth_bytes_per_day",
+            "r2",
+            "residual_std_bytes",
+            "points",
+            "outliers",
+            "trend",
+            *[c for label in labels for c in (f"days_to_{label}", f"date_{label}")],
+        )
+        .sort(
+            [f"days_to_{labels[-1]}" if labels else "percent_used", "percent_used"],
+            descending=[False, True] if labels else [True, True],
+            nulls_last=True,
+        )
+    )
+    return out.collect()
+
+
+def metric_summary(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """Per host (and partition, for disk series) and measurement: p50, p95, p99, max.
+
+    Quantiles interpolate linearly between data points (as ``numpy.percentile`` does);
+    null data points are ignored and counted in ``nulls``.
+
+    Example::
+
+        >>> metric_summary(frame).filter(pl.col("measurement") == "CONNECTIONS")
+    """
+    keys = ["group_id", "host_id", "partition_name", "measurement", "units"]
+    v = pl.col("value")
+    return (
+        frame.lazy()
+        .with_columns(pl.col("measurement").cast(pl.String), pl.col("units").cast(pl.String))
+        .group_by(keys)
+        .agg(
+            count=v.count().cast(pl.Int64),
+            nulls=v.null_count().cast(pl.Int64),
+            mean=v.mean(),
+            p50=v.quantile(0.50, interpolation="linear"),
+            p95=v.quantile(0.95, interpolation="linear"),
+            p99=v.quantile(0.99, interpolation="linear"),
+            max=v.max(),
+        )
+        .sort(keys, nulls_last=False)
+        .collect()
+    )
+
+
+def _hourly(frame: pl.DataFrame | pl.LazyFrame, measurement: str | Sequence[str]) -> pl.LazyFrame:
+    names = [measurement] if isinstance(measurement, str) else list(measurement)
+    return (
+        frame.lazy()
+        .with_columns(pl.col("measurement").cast(pl.String))
+        .filter(pl.col("measurement").is_in(names) & pl.col("value").is_not_null())
+        .group_by(
+            "group_id", "host_id", "measurement", hour=pl.col("timestamp").dt.hour().cast(pl.Int8)
+        )
+        .agg(
+            mean=pl.col("value").mean(),
+            p95=pl.col("value").quantile(0.95, interpolation="linear"),
+            count=pl.len(),
+        )
+    )
+
+
+def hour_of_day_profile(
+    frame: pl.DataFrame | pl.LazyFrame, measurement: str | Sequence[str]
+) -> pl.DataFrame:
+    """Mean and p95 of a measurement per host and hour of day (UTC), for a heatmap.
+
+    Returns ``group_id, host_id, measurement, hour (0–23), mean, p95, count``, sorted by host
+    and hour.
+
+    Example::
+
+        >>> profile = hour_of_day_profile(frame, "CONNECTIONS")
+        >>> alt.Chart(profile).mark_rect().encode(x="hour:O", y="host_id:N", color="mean:Q")
+    """
+    return (
+        _hourly(frame, measurement)
+        .with_columns(pl.col("count").cast(pl.Int64))
+        .sort("group_id", "host_id", "measurement", "hour")
+        .collect()
+    )
+
+
+def busiest_hours(
+    frame: pl.DataFrame | pl.LazyFrame, measurement: str, *, top: int = 3
+) -> pl.DataFrame:
+    """Per host, the ``top`` hours of day (UTC) with the highest mean of ``measurement``.
+
+    Returns ``group_id, host_id, rank (1 = busiest), hour, mean``.
+
+    Example::
+
+        >>> busiest_hours(frame, "SYSTEM_CPU_USER", top=3)
+    """
+    return (
+        _hourly(frame, measurement)
+        .sort("hour")
+        .with_columns(
+            rank=pl.col("mean")
+            .rank(method="ordinal", descending=True)
+            .over("group_id", "host_id", "measurement")
+            .cast(pl.Int64)
+        )
+        .filter(pl.col("rank") <= top)
+        .select("group_id", "host_id", "measurement", "rank", "hour", "mean")
+        .sort("group_id", "host_id", "measurement", "rank")
+        .collect()
+    )

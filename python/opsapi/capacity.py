@@ -121,7 +121,8 @@ def disk_forecast(
 
     Returns:
         One row per ``(group_id, host_id, partition_name)``: ``used_bytes`` (latest),
-        ``capacity_bytes``, ``percent_used``, ``growth_bytes_per_day``, ``r2``,
+        ``capacity_bytes``, ``percent_used``, ``last_timestamp``, ``fitted_used_bytes`` (the
+        trend line at ``now``, from which the days are counted), ``growth_bytes_per_day``, ``r2``,
         ``residual_std_bytes`` (robust), ``points``, ``outliers``, ``trend``
         (``growing``, ``flat``, ``shrinking``, ``poor_fit``, ``insufficient_data``),
         then ``days_to_<t>`` and ``date_<t>`` per threshold (``days_to_80``,
@@ -199,7 +200,7 @@ def disk_forecast(
     )
     fit = fitted.group_by(_PARTITION).agg(
         growth_bytes_per_day=pl.col("slope").first(),
-        level_now=pl.col("intercept").first(),
+        fitted_used_bytes=pl.col("intercept").first(),
         residual_std_bytes=pl.col("sigma").first(),
         points=pl.len().cast(pl.Int64),
         outliers=(~pl.col("inlier")).sum().cast(pl.Int64),
@@ -237,7 +238,9 @@ def disk_forecast(
         days = (
             pl.when(growing)
             .then(
-                ((t * pl.col("capacity_bytes") - pl.col("level_now")) / slope).clip(lower_bound=0.0)
+                ((t * pl.col("capacity_bytes") - pl.col("fitted_used_bytes")) / slope).clip(
+                    lower_bound=0.0
+                )
             )
             .otherwise(None)
         )
@@ -263,6 +266,7 @@ def disk_forecast(
             "capacity_bytes",
             "percent_used",
             "last_timestamp",
+            "fitted_used_bytes",
             "growth_bytes_per_day",
             "r2",
             "residual_std_bytes",

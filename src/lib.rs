@@ -33,6 +33,9 @@ pub mod query;
 #[cfg(feature = "sim")]
 pub mod sim;
 
+#[cfg(feature = "python")]
+mod python;
+
 pub use client::{
     Client, ClientBuilder, PathBuilder, ServiceVersion, API_PATH, DEFAULT_USER_AGENT,
 };

@@ -1,0 +1,92 @@
+"""opsapi: a client for the Deployment Operations Public API v1.0 (Ops Manager public API).
+
+>>> import opsapi
+>>> client = opsapi.Client("https://om.example.com:8443", "PUBLIC", "PRIVATE")  # doctest: +SKIP
+>>> host = client.hosts.get(group_id, host_id)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import atexit
+
+from . import _native
+from ._native import Alert as Alert
+from ._native import (
+    AlertConfig,
+    AlertIterator,
+    AlertList,
+    AsyncClient,
+    Client,
+    CurrentValue,
+    Event,
+    EventDiff,
+    EventDiffParam,
+    EventList,
+    Group,
+    Host,
+    HostList,
+    Link,
+    Measurements,
+    Series,
+    SystemInfo,
+)
+from .exceptions import (
+    ApiError,
+    AuthenticationError,
+    ConfigError,
+    DecodeError,
+    ForbiddenError,
+    InvalidArgumentError,
+    NotFoundError,
+    OpsApiError,
+    PagingError,
+    RateLimitError,
+    RequestTimeoutError,
+    ServerError,
+    TransportError,
+)
+
+#: Global alerts and project alerts are the same class.
+GlobalAlert = Alert
+
+__version__: str = _native.__version__
+
+__all__ = [
+    "__version__",
+    "Client",
+    "AsyncClient",
+    "Alert",
+    "GlobalAlert",
+    "AlertConfig",
+    "AlertIterator",
+    "AlertList",
+    "CurrentValue",
+    "Event",
+    "EventDiff",
+    "EventDiffParam",
+    "EventList",
+    "Group",
+    "Host",
+    "HostList",
+    "Link",
+    "Measurements",
+    "Series",
+    "SystemInfo",
+    "OpsApiError",
+    "ApiError",
+    "AuthenticationError",
+    "ForbiddenError",
+    "NotFoundError",
+    "RateLimitError",
+    "ServerError",
+    "InvalidArgumentError",
+    "TransportError",
+    "RequestTimeoutError",
+    "DecodeError",
+    "PagingError",
+    "ConfigError",
+]
+
+# Stop the shared tokio runtime before the interpreter finalizes: worker threads that touch
+# Python during finalization can abort the process.
+atexit.register(_native._shutdown)

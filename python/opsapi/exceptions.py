@@ -1,0 +1,150 @@
+"""The exceptions of opsapi. Every raised error derives from :class:`OpsApiError`.
+
+The native module maps its one Rust error type to these classes in one place
+(``src/python/errors.rs``). No message or attribute ever holds the private key.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+__all__ = [
+    "OpsApiError",
+    "ApiError",
+    "AuthenticationError",
+    "ForbiddenError",
+    "NotFoundError",
+    "RateLimitError",
+    "ServerError",
+    "InvalidArgumentError",
+    "TransportError",
+    "RequestTimeoutError",
+    "DecodeError",
+    "PagingError",
+    "ConfigError",
+]
+
+
+class OpsApiError(Exception):
+    """Base class of every error opsapi raises."""
+
+
+class ApiError(OpsApiError):
+    """The server answered with an error status.
+
+    Attributes: ``status`` (int), ``error_code`` (e.g. ``"HOST_NOT_FOUND"``), ``detail``,
+    ``reason``, ``parameters`` (list), ``body`` (the response body as text), ``request``
+    (``"GET /groups/..."``) and ``retry_after`` (seconds, from ``Retry-After``).
+    """
+
+    def __init__(
+        self,
+        status: int,
+        error_code: Optional[str] = None,
+        detail: Optional[str] = None,
+        reason: Optional[str] = None,
+        parameters: Optional[list[Any]] = None,
+        body: str = "",
+        *,
+        message: Optional[str] = None,
+        request: Optional[str] = None,
+        retry_after: Optional[float] = None,
+    ) -> None:
+        if message is None:
+            message = f"HTTP {status}"
+            if error_code or reason:
+                message += f" {error_code or reason}"
+            if detail:
+                message += f": {detail}"
+        super().__init__(message)
+        self.status = status
+        self.error_code = error_code
+        self.detail = detail
+        self.reason = reason
+        self.parameters: list[Any] = list(parameters or [])
+        self.body = body
+        self.request = request
+        self.retry_after = retry_after
+
+
+class AuthenticationError(ApiError):
+    """401: the server rejected the credentials after the Digest handshake."""
+
+
+class ForbiddenError(ApiError):
+    """403: the key may not do this."""
+
+
+class NotFoundError(ApiError):
+    """404: no such resource (``error_code`` says which, e.g. ``HOST_NOT_FOUND``)."""
+
+
+class RateLimitError(ApiError):
+    """429 once retries are spent; ``retry_after`` is the server's advice in seconds."""
+
+
+class ServerError(ApiError):
+    """5xx once retries are spent."""
+
+
+class InvalidArgumentError(OpsApiError, ValueError):
+    """An argument was rejected before any request was sent; ``argument`` names it."""
+
+    def __init__(self, message: str, argument: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.argument = argument
+
+
+class TransportError(OpsApiError):
+    """Connect, TLS, reset or timeout: no usable answer came back."""
+
+    def __init__(
+        self, message: str, *, method: Optional[str] = None, path: Optional[str] = None
+    ) -> None:
+        super().__init__(message)
+        self.method = method
+        self.path = path
+
+
+class RequestTimeoutError(TransportError, TimeoutError):
+    """A request took longer than the client's ``timeout`` (seconds, in ``timeout``)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        method: Optional[str] = None,
+        path: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> None:
+        super().__init__(message, method=method, path=path)
+        self.timeout = timeout
+
+
+class DecodeError(OpsApiError):
+    """A body that is not the documented JSON: ``field`` names where, ``body_start`` shows
+    the start of the body."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Optional[str] = None,
+        field: Optional[str] = None,
+        body_start: Optional[str] = None,
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.field = field
+        self.body_start = body_start
+
+
+class PagingError(DecodeError):
+    """Pages that do not add up (a repeated page, a wrong ``totalCount``)."""
+
+    def __init__(self, message: str, *, path: Optional[str] = None) -> None:
+        super().__init__(message, path=path)
+
+
+class ConfigError(OpsApiError):
+    """The client could not be set up (e.g. the HTTP stack failed to initialize)."""

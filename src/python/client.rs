@@ -1,0 +1,646 @@
+//! `Client` and `AsyncClient` and their resource handles. Each operation converts its
+//! arguments, builds the core's future, and either waits for it (sync, GIL released) or hands
+//! it to asyncio (async). The sync and async classes are generated from one definition.
+
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{Stream, StreamExt};
+use pyo3::exceptions::PyStopAsyncIteration;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyTuple, PyType};
+use pyo3_polars::PyDataFrame;
+
+use crate::frame::{FleetOptions, Shape, Target};
+use crate::query::{Acknowledgement, GlobalAlertsQuery, MeasurementsQuery};
+use crate::AlertStatus;
+
+use super::args;
+use super::errors::{invalid_argument, to_py_err};
+use super::models::{
+    Alert, AlertConfig, AlertList, Event, EventList, Group, Host, HostList, Measurements,
+};
+use super::runtime::{block_on, dispatch, is_shut_down, py_future};
+
+#[allow(clippy::too_many_arguments)]
+fn build_client(
+    py: Python<'_>,
+    base_url: &str,
+    public_key: &str,
+    private_key: &str,
+    timeout: f64,
+    max_retries: i64,
+    max_concurrency: i64,
+    verify: bool,
+    ca_file: Option<PathBuf>,
+    user_agent: Option<String>,
+) -> PyResult<crate::Client> {
+    let timeout = Duration::try_from_secs_f64(timeout)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| invalid_argument(py, "timeout", "must be a positive number of seconds"))?;
+    let max_retries = u32::try_from(max_retries)
+        .map_err(|_| invalid_argument(py, "max_retries", "must be 0 or more"))?;
+    let max_concurrency = usize::try_from(max_concurrency)
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| invalid_argument(py, "max_concurrency", "must be at least 1"))?;
+    let mut b = crate::Client::builder(base_url)
+        .credentials(public_key, private_key)
+        .timeout(timeout)
+        .max_retries(max_retries)
+        .max_concurrency(max_concurrency)
+        .verify(verify);
+    if let Some(ca) = ca_file {
+        b = b.ca_file(ca);
+    }
+    if let Some(ua) = user_agent {
+        b = b.user_agent(ua);
+    }
+    b.build().map_err(|e| to_py_err(py, e))
+}
+
+fn env_var(py: Python<'_>, name: &str) -> PyResult<String> {
+    match std::env::var(name) {
+        Ok(v) if !v.trim().is_empty() => Ok(v),
+        _ => Err(invalid_argument(
+            py,
+            name,
+            format!("the environment variable {name} is not set"),
+        )),
+    }
+}
+
+fn alerts_query(
+    py: Python<'_>,
+    status: Option<&Bound<'_, PyAny>>,
+    created_on_or_after: Option<&Bound<'_, PyAny>>,
+    created_on_or_before: Option<&Bound<'_, PyAny>>,
+) -> PyResult<GlobalAlertsQuery> {
+    let mut q = GlobalAlertsQuery::new();
+    if let Some(s) = args::string(py, "status", status)? {
+        q = q.status(AlertStatus::from(s.as_str()));
+    }
+    if let Some(t) = args::timestamp(py, "created_on_or_after", created_on_or_after)? {
+        q = q.created_on_or_after(t);
+    }
+    if let Some(t) = args::timestamp(py, "created_on_or_before", created_on_or_before)? {
+        q = q.created_on_or_before(t);
+    }
+    q.validate().map_err(|e| to_py_err(py, e))?;
+    Ok(q)
+}
+
+fn measurements_query(
+    py: Python<'_>,
+    granularity: &Bound<'_, PyAny>,
+    period: Option<&Bound<'_, PyAny>>,
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
+    metrics: Option<&Bound<'_, PyAny>>,
+) -> PyResult<MeasurementsQuery> {
+    let granularity = args::duration(py, "granularity", Some(granularity))?;
+    let period = args::duration(py, "period", period)?;
+    let start = args::timestamp(py, "start", start)?;
+    let end = args::timestamp(py, "end", end)?;
+    let metrics = args::metrics(py, metrics)?;
+    MeasurementsQuery::from_parts(
+        granularity.as_deref(),
+        period.as_deref(),
+        start,
+        end,
+        metrics,
+    )
+    .map_err(|e| to_py_err(py, e))
+}
+
+fn targets(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Vec<Target>> {
+    let bad = || {
+        invalid_argument(
+            py,
+            "targets",
+            "must be a list of (group_id, host_id) or (group_id, host_id, partition_name) tuples",
+        )
+    };
+    let mut out = Vec::new();
+    for item in value.try_iter().map_err(|_| bad())? {
+        let item = item?;
+        let t = item.cast::<PyTuple>().map_err(|_| bad())?;
+        let parts: Vec<String> = t.extract().map_err(|_| bad())?;
+        out.push(match parts.as_slice() {
+            [g, h] => Target::host(g.as_str(), h.as_str()),
+            [g, h, p] => Target::disk(g.as_str(), h.as_str(), p.as_str()),
+            _ => return Err(bad()),
+        });
+    }
+    Ok(out)
+}
+
+/// A fleet pull's result: the frame, or with `keep_going` the frame and the failures.
+pub(crate) enum FleetOut {
+    Frame(PyDataFrame),
+    WithFailures(PyDataFrame, PyDataFrame),
+}
+
+impl<'py> IntoPyObject<'py> for FleetOut {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Self::Frame(f) => Ok(f.into_pyobject(py)?.into_any()),
+            Self::WithFailures(f, e) => Ok((f, e).into_pyobject(py)?.into_any()),
+        }
+    }
+}
+
+fn progress_callback(
+    py: Python<'_>,
+    progress: &Bound<'_, PyAny>,
+    total: usize,
+) -> PyResult<Option<Py<PyAny>>> {
+    if progress.is_none() {
+        return Ok(None);
+    }
+    if let Ok(b) = progress.cast::<PyBool>() {
+        if !b.is_true() {
+            return Ok(None);
+        }
+        let cb = py
+            .import("opsapi._progress")?
+            .call_method1("make_progress", (total,))?;
+        return Ok((!cb.is_none()).then(|| cb.unbind()));
+    }
+    if progress.is_callable() {
+        return Ok(Some(progress.clone().unbind()));
+    }
+    Err(invalid_argument(
+        py,
+        "progress",
+        "must be a bool or a callable(done, total, target, ok)",
+    ))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn fleet(
+    py: Python<'_>,
+    client: &crate::Client,
+    is_async: bool,
+    targets_arg: &Bound<'_, PyAny>,
+    granularity: &Bound<'_, PyAny>,
+    period: Option<&Bound<'_, PyAny>>,
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
+    metrics: Option<&Bound<'_, PyAny>>,
+    shape: &str,
+    keep_going: bool,
+    progress: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let targets = targets(py, targets_arg)?;
+    let q = measurements_query(py, granularity, period, start, end, metrics)?;
+    let shape: Shape = shape.parse().map_err(|e| to_py_err(py, e))?;
+    let mut options = FleetOptions::new().shape(shape).keep_going(keep_going);
+    if let Some(cb) = progress_callback(py, progress, targets.len())? {
+        let cb = Arc::new(cb);
+        options = options.progress(move |p| {
+            if is_shut_down() {
+                return;
+            }
+            Python::attach(|py| {
+                let r = cb.call1(py, (p.done, p.total, p.target.to_string(), p.ok));
+                if let Err(e) = r {
+                    e.write_unraisable(py, None);
+                }
+            });
+        });
+    }
+    let c = client.clone();
+    dispatch(py, is_async, async move {
+        let r = c.measurements().fleet(&targets, &q, &options).await?;
+        Ok(if keep_going {
+            let failures = r.failures_frame()?;
+            FleetOut::WithFailures(PyDataFrame(r.frame), PyDataFrame(failures))
+        } else {
+            FleetOut::Frame(PyDataFrame(r.frame))
+        })
+    })
+}
+
+type AlertStream = Pin<Box<dyn Stream<Item = crate::Result<crate::Alert>> + Send>>;
+
+/// Global alerts, page by page: an iterator (`for`) and an async iterator (`async for`).
+#[pyclass(frozen, name = "AlertIterator", module = "opsapi._native")]
+pub struct AlertIterator {
+    stream: Arc<tokio::sync::Mutex<AlertStream>>,
+}
+
+#[pymethods]
+impl AlertIterator {
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Alert>> {
+        let stream = self.stream.clone();
+        let next = block_on(
+            py,
+            async move { stream.lock().await.next().await.transpose() },
+        )?;
+        Ok(next.map(Alert::from))
+    }
+    fn __aiter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+    fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let stream = self.stream.clone();
+        py_future(py, async move {
+            let next = stream.lock().await.next().await;
+            match next {
+                Some(Ok(a)) => Ok(Alert::from(a)),
+                Some(Err(e)) => Err(Python::attach(|py| to_py_err(py, e))),
+                None => Err(PyStopAsyncIteration::new_err(())),
+            }
+        })
+    }
+}
+
+macro_rules! client_classes {
+    ($is_async:expr, $Client:ident($client_name:literal), $AccessList:ident($al:literal),
+     $GlobalAlerts:ident($ga:literal), $AlertConfigs:ident($ac:literal), $Hosts:ident($ho:literal),
+     $Meas:ident($me:literal), $Events:ident($ev:literal), $Groups:ident($gr:literal)) => {
+
+        /// A client of the Deployment Operations Public API.
+        #[pyclass(frozen, name = $client_name, module = "opsapi._native")]
+        pub struct $Client {
+            client: crate::Client,
+        }
+
+        #[pymethods]
+        impl $Client {
+            #[new]
+            #[pyo3(signature = (base_url, public_key, private_key, *, timeout = 30.0, max_retries = 3,
+                                max_concurrency = 8, verify = true, ca_file = None, user_agent = None))]
+            #[allow(clippy::too_many_arguments)]
+            fn new(
+                py: Python<'_>,
+                base_url: &str,
+                public_key: &str,
+                private_key: &str,
+                timeout: f64,
+                max_retries: i64,
+                max_concurrency: i64,
+                verify: bool,
+                ca_file: Option<PathBuf>,
+                user_agent: Option<String>,
+            ) -> PyResult<Self> {
+                let client = build_client(py, base_url, public_key, private_key, timeout, max_retries,
+                                          max_concurrency, verify, ca_file, user_agent)?;
+                Ok(Self { client })
+            }
+
+            /// A client from `OPSAPI_BASE_URL`, `OPSAPI_PUBLIC_KEY`, `OPSAPI_PRIVATE_KEY` and
+            /// the optional `OPSAPI_CA_FILE`; keyword arguments as for the constructor.
+            #[classmethod]
+            #[pyo3(signature = (*, timeout = 30.0, max_retries = 3, max_concurrency = 8, verify = true,
+                                user_agent = None))]
+            fn from_env(
+                _cls: &Bound<'_, PyType>,
+                py: Python<'_>,
+                timeout: f64,
+                max_retries: i64,
+                max_concurrency: i64,
+                verify: bool,
+                user_agent: Option<String>,
+            ) -> PyResult<Self> {
+                let base_url = env_var(py, "OPSAPI_BASE_URL")?;
+                let public_key = env_var(py, "OPSAPI_PUBLIC_KEY")?;
+                let private_key = env_var(py, "OPSAPI_PRIVATE_KEY")?;
+                let ca_file = std::env::var_os("OPSAPI_CA_FILE")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from);
+                let client = build_client(py, &base_url, &public_key, &private_key, timeout,
+                                          max_retries, max_concurrency, verify, ca_file, user_agent)?;
+                Ok(Self { client })
+            }
+
+            /// The API's base URL (ending in `/api/public/v1.0`).
+            #[getter]
+            fn base_url(&self) -> &str {
+                self.client.base_url()
+            }
+            /// `versionString` of the last service-version header, if any.
+            #[getter]
+            fn server_version(&self) -> Option<String> {
+                self.client.server_version().and_then(|v| v.version_string)
+            }
+            #[getter]
+            fn access_list(&self) -> $AccessList {
+                $AccessList { client: self.client.clone() }
+            }
+            #[getter]
+            fn global_alerts(&self) -> $GlobalAlerts {
+                $GlobalAlerts { client: self.client.clone() }
+            }
+            #[getter]
+            fn alert_configs(&self) -> $AlertConfigs {
+                $AlertConfigs { client: self.client.clone() }
+            }
+            #[getter]
+            fn hosts(&self) -> $Hosts {
+                $Hosts { client: self.client.clone() }
+            }
+            #[getter]
+            fn measurements(&self) -> $Meas {
+                $Meas { client: self.client.clone() }
+            }
+            #[getter]
+            fn events(&self) -> $Events {
+                $Events { client: self.client.clone() }
+            }
+            #[getter]
+            fn groups(&self) -> $Groups {
+                $Groups { client: self.client.clone() }
+            }
+            fn __repr__(&self) -> String {
+                format!("{}(base_url={:?})", $client_name, self.client.base_url())
+            }
+        }
+
+        /// The global API access list.
+        #[pyclass(frozen, name = $al, module = "opsapi._native")]
+        pub struct $AccessList {
+            client: crate::Client,
+        }
+
+        #[pymethods]
+        impl $AccessList {
+            fn delete(&self, py: Python<'_>, entry_id: String) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move { c.access_list().delete(&entry_id).await })
+            }
+        }
+
+        /// Global alerts.
+        #[pyclass(frozen, name = $ga, module = "opsapi._native")]
+        pub struct $GlobalAlerts {
+            client: crate::Client,
+        }
+
+        #[pymethods]
+        impl $GlobalAlerts {
+            #[pyo3(signature = (*, status = None, created_on_or_after = None, created_on_or_before = None))]
+            fn list(
+                &self,
+                py: Python<'_>,
+                status: Option<&Bound<'_, PyAny>>,
+                created_on_or_after: Option<&Bound<'_, PyAny>>,
+                created_on_or_before: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<Py<PyAny>> {
+                let q = alerts_query(py, status, created_on_or_after, created_on_or_before)?;
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    Ok(AlertList::from(c.global_alerts().list(&q).await?))
+                })
+            }
+
+            #[pyo3(signature = (*, status = None, created_on_or_after = None, created_on_or_before = None))]
+            fn iter(
+                &self,
+                py: Python<'_>,
+                status: Option<&Bound<'_, PyAny>>,
+                created_on_or_after: Option<&Bound<'_, PyAny>>,
+                created_on_or_before: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<AlertIterator> {
+                let q = alerts_query(py, status, created_on_or_after, created_on_or_before)?;
+                let stream = self.client.global_alerts().stream(&q).map_err(|e| to_py_err(py, e))?;
+                Ok(AlertIterator { stream: Arc::new(tokio::sync::Mutex::new(Box::pin(stream))) })
+            }
+
+            fn get(&self, py: Python<'_>, alert_id: String) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    Ok(Alert::from(c.global_alerts().get(&alert_id).await?))
+                })
+            }
+
+            #[pyo3(signature = (alert_id, *, until = None, duration = None, forever = false, comment = None))]
+            fn acknowledge(
+                &self,
+                py: Python<'_>,
+                alert_id: String,
+                until: Option<&Bound<'_, PyAny>>,
+                duration: Option<&Bound<'_, PyAny>>,
+                forever: bool,
+                comment: Option<String>,
+            ) -> PyResult<Py<PyAny>> {
+                let until = args::timestamp(py, "until", until)?;
+                let duration = args::duration(py, "duration", duration)?;
+                let ack = Acknowledgement::from_parts(until, duration.as_deref(), forever, comment)
+                    .map_err(|e| to_py_err(py, e))?;
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    Ok(Alert::from(c.global_alerts().acknowledge(&alert_id, &ack).await?))
+                })
+            }
+
+            fn unacknowledge(&self, py: Python<'_>, alert_id: String) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    Ok(Alert::from(c.global_alerts().unacknowledge(&alert_id).await?))
+                })
+            }
+        }
+
+        /// Alert configurations of a project.
+        #[pyclass(frozen, name = $ac, module = "opsapi._native")]
+        pub struct $AlertConfigs {
+            client: crate::Client,
+        }
+
+        #[pymethods]
+        impl $AlertConfigs {
+            fn open_alerts(&self, py: Python<'_>, group_id: String, alert_config_id: String) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    Ok(AlertList::from(c.alert_configs().open_alerts(&group_id, &alert_config_id).await?))
+                })
+            }
+            fn list(&self, py: Python<'_>, group_id: String) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    let list = c.alert_configs().list(&group_id).await?;
+                    Ok(list.into_vec().into_iter().map(AlertConfig::from).collect::<Vec<_>>())
+                })
+            }
+        }
+
+        /// Hosts of a project.
+        #[pyclass(frozen, name = $ho, module = "opsapi._native")]
+        pub struct $Hosts {
+            client: crate::Client,
+        }
+
+        #[pymethods]
+        impl $Hosts {
+            fn get(&self, py: Python<'_>, group_id: String, host_id: String) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    Ok(Host::from(c.hosts().get(&group_id, &host_id).await?))
+                })
+            }
+            fn list(&self, py: Python<'_>, group_id: String) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    Ok(HostList::from(c.hosts().list(&group_id).await?))
+                })
+            }
+            fn partitions(&self, py: Python<'_>, group_id: String, host_id: String) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move { c.hosts().partitions(&group_id, &host_id).await })
+            }
+        }
+
+        /// Host and disk measurements, and fleet pulls.
+        #[pyclass(frozen, name = $me, module = "opsapi._native")]
+        pub struct $Meas {
+            client: crate::Client,
+        }
+
+        #[pymethods]
+        impl $Meas {
+            #[pyo3(signature = (group_id, host_id, *, granularity, period = None, start = None, end = None, metrics = None))]
+            #[allow(clippy::too_many_arguments)]
+            fn host(
+                &self,
+                py: Python<'_>,
+                group_id: String,
+                host_id: String,
+                granularity: &Bound<'_, PyAny>,
+                period: Option<&Bound<'_, PyAny>>,
+                start: Option<&Bound<'_, PyAny>>,
+                end: Option<&Bound<'_, PyAny>>,
+                metrics: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<Py<PyAny>> {
+                let q = measurements_query(py, granularity, period, start, end, metrics)?;
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    Ok(Measurements::from(c.measurements().host(&group_id, &host_id, &q).await?))
+                })
+            }
+
+            #[pyo3(signature = (group_id, host_id, partition_name, *, granularity, period = None, start = None, end = None, metrics = None))]
+            #[allow(clippy::too_many_arguments)]
+            fn disk(
+                &self,
+                py: Python<'_>,
+                group_id: String,
+                host_id: String,
+                partition_name: String,
+                granularity: &Bound<'_, PyAny>,
+                period: Option<&Bound<'_, PyAny>>,
+                start: Option<&Bound<'_, PyAny>>,
+                end: Option<&Bound<'_, PyAny>>,
+                metrics: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<Py<PyAny>> {
+                let q = measurements_query(py, granularity, period, start, end, metrics)?;
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    Ok(Measurements::from(
+                        c.measurements().disk(&group_id, &host_id, &partition_name, &q).await?,
+                    ))
+                })
+            }
+
+            #[pyo3(signature = (targets, *, granularity, period = None, start = None, end = None, metrics = None,
+                                shape = "long", keep_going = false, progress = None))]
+            #[allow(clippy::too_many_arguments)]
+            fn fleet(
+                &self,
+                py: Python<'_>,
+                targets: &Bound<'_, PyAny>,
+                granularity: &Bound<'_, PyAny>,
+                period: Option<&Bound<'_, PyAny>>,
+                start: Option<&Bound<'_, PyAny>>,
+                end: Option<&Bound<'_, PyAny>>,
+                metrics: Option<&Bound<'_, PyAny>>,
+                shape: &str,
+                keep_going: bool,
+                progress: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<Py<PyAny>> {
+                let default = PyBool::new(py, true).to_owned().into_any();
+                let progress = progress.unwrap_or(&default);
+                fleet(py, &self.client, $is_async, targets, granularity, period, start, end, metrics,
+                      shape, keep_going, progress)
+            }
+        }
+
+        /// Project events.
+        #[pyclass(frozen, name = $ev, module = "opsapi._native")]
+        pub struct $Events {
+            client: crate::Client,
+        }
+
+        #[pymethods]
+        impl $Events {
+            #[pyo3(signature = (group_id, event_id, *, include_raw = false))]
+            fn get(&self, py: Python<'_>, group_id: String, event_id: String, include_raw: bool) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    Ok(Event::from(c.events().get(&group_id, &event_id, include_raw).await?))
+                })
+            }
+            fn list(&self, py: Python<'_>, group_id: String) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    Ok(EventList::from(c.events().list(&group_id).await?))
+                })
+            }
+        }
+
+        /// Projects (the API's groups).
+        #[pyclass(frozen, name = $gr, module = "opsapi._native")]
+        pub struct $Groups {
+            client: crate::Client,
+        }
+
+        #[pymethods]
+        impl $Groups {
+            fn list(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    let list = c.groups().list().await?;
+                    Ok(list.into_vec().into_iter().map(Group::from).collect::<Vec<_>>())
+                })
+            }
+            fn get(&self, py: Python<'_>, group_id: String) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move { Ok(Group::from(c.groups().get(&group_id).await?)) })
+            }
+        }
+    };
+}
+
+client_classes!(
+    false,
+    Client("Client"),
+    AccessList("AccessList"),
+    GlobalAlerts("GlobalAlerts"),
+    AlertConfigs("AlertConfigs"),
+    Hosts("Hosts"),
+    MeasurementsApi("MeasurementsApi"),
+    Events("Events"),
+    Groups("Groups")
+);
+
+client_classes!(
+    true,
+    AsyncClient("AsyncClient"),
+    AsyncAccessList("AsyncAccessList"),
+    AsyncGlobalAlerts("AsyncGlobalAlerts"),
+    AsyncAlertConfigs("AsyncAlertConfigs"),
+    AsyncHosts("AsyncHosts"),
+    AsyncMeasurementsApi("AsyncMeasurementsApi"),
+    AsyncEvents("AsyncEvents"),
+    AsyncGroups("AsyncGroups")
+);

@@ -1,0 +1,47 @@
+# make test: everything CI runs, on a bare machine (Rust + cargo, Python 3 + pip).
+SHELL := /bin/bash
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/opsapi/target
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DEV_TOOLS := "maturin>=1.16,<2" "polars>=1.30" pytest pytest-asyncio mypy ruff tqdm opsmanager
+
+.PHONY: test venv rust-lint rust-test python-build python-test stubtest python-lint demo clean-venv
+
+test: rust-lint rust-test python-build python-test stubtest python-lint
+	@echo "make test: all green"
+
+$(BIN)/maturin:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q $(DEV_TOOLS)
+
+venv: $(BIN)/maturin
+
+rust-lint:
+	cargo fmt --check
+	cargo clippy --quiet --all-targets --all-features -- -D warnings
+
+rust-test:
+	cargo test --quiet
+
+# Release wheel, installed into the venv (the same artifact users get).
+python-build: venv
+	$(BIN)/maturin build --release --quiet --out $(CARGO_TARGET_DIR)/wheels-opsapi
+	$(BIN)/pip install -q --force-reinstall --no-deps $$(ls -t $(CARGO_TARGET_DIR)/wheels-opsapi/opsapi-*.whl | head -1)
+
+python-test: venv
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/python
+
+stubtest: venv
+	cd /tmp && $(CURDIR)/$(BIN)/python -m mypy.stubtest opsapi._native --allowlist $(CURDIR)/python/stubtest-allowlist.txt
+
+python-lint: venv
+	$(BIN)/ruff check python tests
+	$(BIN)/ruff format --check python tests
+
+demo:
+	@echo "make demo: not yet (owned by the demo work)"
+
+clean-venv:
+	rm -rf $(VENV)

@@ -188,6 +188,17 @@ async fn stale_nonce_after_its_lifetime() {
         )
         .await;
     assert_eq!(r.status, 200);
+    // Switched at runtime: a long lifetime revives the first nonce.
+    sim.set_nonce_lifetime(Duration::from_secs(60));
+    let r = api
+        .raw(
+            "GET",
+            uri,
+            Some(authorization(u, p, "GET", uri, &c.nonce, 4)),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 200);
 }
 
 #[tokio::test]
@@ -822,4 +833,43 @@ fn shutdown_is_prompt_and_drop_is_safe() {
     });
     assert_eq!(s2.group_ids().len(), 2);
     assert!(!format!("{s2:?}").contains(s2.private_key()));
+}
+
+#[tokio::test]
+async fn a_benchmark_sized_alert_population() {
+    let t = std::time::Instant::now();
+    let sim = start(SimConfig {
+        global_alerts: 20_000,
+        ..SimConfig::default()
+    });
+    let started = t.elapsed();
+    let api = Api::owner(&sim);
+    let t = std::time::Instant::now();
+    let mut ids = Vec::new();
+    for page in [1, 2, 40] {
+        let v = api
+            .get_json(&format!("/globalAlerts?itemsPerPage=500&pageNum={page}"))
+            .await;
+        assert_eq!(v["totalCount"], 20_000);
+        let results = v["results"].as_array().unwrap();
+        assert_eq!(results.len(), 500);
+        ids.extend(
+            results
+                .iter()
+                .map(|a| a["id"].as_str().unwrap().to_string()),
+        );
+        let has_next = v["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["rel"] == "next");
+        assert_eq!(has_next, page < 40);
+    }
+    let unique: std::collections::HashSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), 1500);
+    assert_eq!(sim.world().alerts.len(), 20_000);
+    eprintln!(
+        "20k alerts: start {started:?}, 3 pages of 500 {:?}",
+        t.elapsed()
+    );
 }

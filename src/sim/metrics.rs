@@ -371,15 +371,26 @@ impl Source<'_> {
         ])
     }
 
-    /// One value, or `None` for a gap.
-    fn value(&self, m: &MetricDef, mi: u64, t: i64, granularity: i64) -> Option<f64> {
-        let key = self.key();
+    /// The per-series level factor in [0.5, 1.5).
+    fn level(key: u64, mi: u64) -> f64 {
+        0.5 + unit(hash(&[key, mi, 0x6866]))
+    }
+
+    /// One value, or `None` for a gap. `key` is [`Self::key`], `hf` is [`Self::level`].
+    fn value(
+        &self,
+        key: u64,
+        hf: f64,
+        m: &MetricDef,
+        mi: u64,
+        t: i64,
+        granularity: i64,
+    ) -> Option<f64> {
         // A missed sample: every series of the host is null at that instant.
         if unit(hash(&[key, 0x6761_7073, t as u64])) < 0.003 {
             return None;
         }
         let n = unit(hash(&[key, mi, t as u64])) * 2.0 - 1.0;
-        let hf = 0.5 + unit(hash(&[key, mi, 0x6866]));
         let cyc = busy(t, granularity);
         let round2 = |v: f64| (v * 100.0).round() / 100.0;
         let v = match m.kind {
@@ -437,9 +448,11 @@ pub(crate) fn render_measurements(
     step: i64,
 ) {
     let mut buf = ryu::Buffer::new();
+    let key = src.key();
     out.push(b'[');
     for (k, &mi) in metrics.iter().enumerate() {
         let m = &catalog[mi];
+        let hf = Source::level(key, mi as u64);
         if k > 0 {
             out.push(b',');
         }
@@ -456,7 +469,7 @@ pub(crate) fn render_measurements(
             let v = if i == 0 && matches!(m.kind, Kind::Rate { .. }) {
                 None
             } else {
-                src.value(m, mi as u64, t, step)
+                src.value(key, hf, m, mi as u64, t, step)
             };
             match v {
                 Some(v) => push_f64(out, &mut buf, v),

@@ -215,6 +215,11 @@ pub(crate) struct Keys {
 pub struct Simulator {
     shared: Arc<server::Shared>,
     base_url: String,
+    control: Mutex<Control>,
+}
+
+/// What it takes to stop the server thread.
+struct Control {
     stop: Option<tokio::sync::watch::Sender<bool>>,
     done: Option<mpsc::Receiver<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -295,9 +300,11 @@ impl Simulator {
         Ok(Simulator {
             shared,
             base_url,
-            stop: Some(stop_tx),
-            done: Some(done_rx),
-            thread: Some(thread),
+            control: Mutex::new(Control {
+                stop: Some(stop_tx),
+                done: Some(done_rx),
+                thread: Some(thread),
+            }),
         })
     }
 
@@ -368,6 +375,15 @@ impl Simulator {
             .clone()
     }
 
+    /// Changes how long nonces stay valid, for nonces already issued too (a short lifetime
+    /// makes every client re-challenge often: "nonces that expire fast").
+    pub fn set_nonce_lifetime(&self, lifetime: Duration) {
+        let ms = u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX);
+        self.shared
+            .nonce_lifetime_ms
+            .store(ms, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Queues `count` copies of a one-shot fault.
     pub fn inject(&self, fault: Fault, count: usize) {
         let mut q = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
@@ -420,27 +436,86 @@ impl Simulator {
     }
 
     /// Stops the server and waits (boundedly) for its thread.
-    pub fn shutdown(mut self) {
-        self.stop_now();
+    pub fn shutdown(self) {
+        self.stop();
     }
 
-    fn stop_now(&mut self) {
-        if let Some(stop) = self.stop.take() {
+    /// Stops the server through a shared reference (idempotent; what `Drop` does).
+    ///
+    /// Open connections get a short grace period; the wait is bounded (about 5 s at most).
+    pub fn stop(&self) {
+        let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(stop) = c.stop.take() {
             let _ = stop.send(true);
         }
-        if let Some(done) = self.done.take() {
+        if let Some(done) = c.done.take() {
             if done.recv_timeout(Duration::from_secs(5)).is_ok() {
-                if let Some(t) = self.thread.take() {
+                if let Some(t) = c.thread.take() {
                     let _ = t.join();
                 }
             }
         }
     }
+
+    /// Whether the server is still running.
+    pub fn is_running(&self) -> bool {
+        self.control
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .stop
+            .is_some()
+    }
 }
 
 impl Drop for Simulator {
     fn drop(&mut self) {
-        self.stop_now();
+        self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn handle_types_are_send_and_sync() {
+        send_sync::<Simulator>();
+        send_sync::<SimConfig>();
+        send_sync::<World>();
+        send_sync::<RequestRecord>();
+        send_sync::<PartitionTruth>();
+    }
+
+    #[test]
+    fn same_seed_same_world_and_keys() {
+        let anchor = chrono::TimeZone::with_ymd_and_hms(&Utc, 2024, 1, 1, 0, 0, 0).single();
+        let cfg = |seed| SimConfig {
+            seed,
+            anchor,
+            ..SimConfig::default()
+        };
+        let a = Simulator::start(cfg(11)).unwrap();
+        let b = Simulator::start(cfg(11)).unwrap();
+        assert_eq!(a.world(), b.world());
+        assert_eq!(a.private_key(), b.private_key());
+        assert_eq!(a.partition_truth(), b.partition_truth());
+        a.stop();
+        assert!(!a.is_running());
+        a.stop();
+        let w = b.world();
+        assert_eq!(w.projects.len(), 2);
+        assert_eq!(w.hosts.len(), 10);
+        assert!(w
+            .hosts
+            .iter()
+            .all(|h| (1..=3).contains(&h.partitions.len())));
+        assert!(w.hosts.iter().any(|h| h.type_name == "SHARD_MONGOS"));
+        assert!(w.hosts.iter().any(|h| h.shard_name.is_some()));
+        assert_eq!(w.alerts.len(), 60);
+        let dbg = format!("{b:?}");
+        assert!(!dbg.contains(b.private_key()) && !dbg.contains(b.read_only_private_key()));
     }
 }
 

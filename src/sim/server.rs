@@ -3,6 +3,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future as _;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use std::task::{Context, Poll};
 use std::time::Instant;
@@ -55,9 +56,13 @@ pub(crate) struct Shared {
     pub keys: Keys,
     pub base_url: String,
     pub world: RwLock<World>,
+    /// The world's anchor (immutable; kept here so that renderers never re-lock the world).
+    pub anchor: DateTime<Utc>,
     pub faults: Mutex<Faults>,
     pub queue: FaultQueue,
     pub log: Mutex<Vec<RequestRecord>>,
+    /// Nonce lifetime in milliseconds (switchable at runtime).
+    pub nonce_lifetime_ms: AtomicU64,
     nonces: Mutex<HashMap<String, NonceState>>,
     cache: Mutex<Cache>,
     rng: Mutex<SplitMix64>,
@@ -76,20 +81,28 @@ impl Shared {
                 .unwrap_or(0);
         Self {
             faults: Mutex::new(config.faults.clone()),
-            config,
             keys,
             base_url,
+            anchor: world.anchor,
             world: RwLock::new(world),
             queue: Mutex::new(VecDeque::new()),
             log: Mutex::new(Vec::new()),
+            nonce_lifetime_ms: AtomicU64::new(
+                u64::try_from(config.nonce_lifetime.as_millis()).unwrap_or(u64::MAX),
+            ),
             nonces: Mutex::new(HashMap::new()),
             cache: Mutex::new(Cache::default()),
             rng: Mutex::new(SplitMix64::new(seed)),
+            config,
         }
     }
 
     pub fn world_read(&self) -> RwLockReadGuard<'_, World> {
         self.world.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn nonce_lifetime(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.nonce_lifetime_ms.load(Ordering::Relaxed))
     }
 
     fn roll(&self, p: f64) -> bool {
@@ -102,7 +115,7 @@ impl Shared {
         drop(r);
         let mut nonces = lock(&self.nonces);
         if nonces.len() > 10_000 {
-            let keep = self.config.nonce_lifetime + std::time::Duration::from_secs(600);
+            let keep = self.nonce_lifetime() + std::time::Duration::from_secs(600);
             nonces.retain(|_, s| s.issued.elapsed() < keep);
         }
         nonces.insert(
@@ -355,9 +368,7 @@ fn verify(shared: &Shared, method: &str, target: &str, header: Option<&str>) -> 
     match nonces.get_mut(nonce) {
         // Right credentials, but a nonce this server does not know (or no longer): stale.
         None => Auth::Challenge { stale: true },
-        Some(s) if s.issued.elapsed() >= shared.config.nonce_lifetime => {
-            Auth::Challenge { stale: true }
-        }
+        Some(s) if s.issued.elapsed() >= shared.nonce_lifetime() => Auth::Challenge { stale: true },
         Some(s) => {
             if s.used.insert(nc_value) {
                 Auth::Ok(role, user.to_string())
@@ -837,7 +848,7 @@ impl Ctx<'_> {
     }
 
     /// A paged list of already rendered items.
-    fn list(&self, items: Vec<Value>) -> Reply {
+    fn list<T>(&self, items: Vec<T>, render: impl Fn(T) -> Value) -> Reply {
         let page = match self.page() {
             Ok(p) => p,
             Err(e) => return e,
@@ -861,7 +872,12 @@ impl Ctx<'_> {
         } else {
             (page.num - 1).saturating_mul(page.size)
         };
-        let results: Vec<Value> = items.into_iter().skip(start).take(page.size).collect();
+        let results: Vec<Value> = items
+            .into_iter()
+            .skip(start)
+            .take(page.size)
+            .map(render)
+            .collect();
         let base = {
             let mut s = format!("{}{}?", self.shared.base_url, self.path);
             for kv in self.q.raw_without_paging() {
@@ -903,14 +919,14 @@ impl Ctx<'_> {
         match *route {
             Route::Groups => {
                 let w = self.world();
-                let items = w
+                let items: Vec<_> = w
                     .projects
                     .iter()
                     .filter(|p| self.role == Role::Owner || p.id == self.shared.keys.ro_group)
-                    .map(|p| self.group_json(&w, &p.id))
                     .collect();
+                let reply = self.list(items, |p| self.group_json(&w, &p.id));
                 drop(w);
-                self.list(items)
+                reply
             }
             Route::Group(g) => {
                 let v = self.group_json(&self.world(), g);
@@ -919,15 +935,15 @@ impl Ctx<'_> {
             Route::Hosts(g) => {
                 let w = self.world();
                 let cluster = self.q.get("clusterId");
-                let items = w
+                let items: Vec<_> = w
                     .hosts
                     .iter()
                     .filter(|h| h.group_id == g)
                     .filter(|h| cluster.is_none_or(|c| h.cluster_id.as_deref() == Some(c)))
-                    .map(|h| self.host_json(h))
                     .collect();
+                let reply = self.list(items, |h| self.host_json(h));
                 drop(w);
-                self.list(items)
+                reply
             }
             Route::Host(g, h) => match self.find_host(g, h) {
                 Ok(host) => self.r.entity(200, self.host_json(&host)),
@@ -935,12 +951,8 @@ impl Ctx<'_> {
             },
             Route::Disks(g, h) => match self.find_host(g, h) {
                 Ok(host) => {
-                    let items = host
-                        .partitions
-                        .iter()
-                        .map(|p| self.disk_json(&host, &p.name))
-                        .collect();
-                    self.list(items)
+                    let items: Vec<_> = host.partitions.iter().collect();
+                    self.list(items, |p| self.disk_json(&host, &p.name))
                 }
                 Err(e) => e,
             },
@@ -964,14 +976,10 @@ impl Ctx<'_> {
             },
             Route::AlertConfigs(g) => {
                 let w = self.world();
-                let items = w
-                    .alert_configs
-                    .iter()
-                    .filter(|c| c.group_id == g)
-                    .map(|c| self.config_json(c))
-                    .collect();
+                let items: Vec<_> = w.alert_configs.iter().filter(|c| c.group_id == g).collect();
+                let reply = self.list(items, |c| self.config_json(c));
                 drop(w);
-                self.list(items)
+                reply
             }
             Route::AlertConfig(g, c) => {
                 let w = self.world();
@@ -994,14 +1002,14 @@ impl Ctx<'_> {
                 if !w.alert_configs.iter().any(|x| x.group_id == g && x.id == c) {
                     return config_not_found(g, c);
                 }
-                let items = w
+                let items: Vec<_> = w
                     .alerts
                     .iter()
                     .filter(|a| a.alert_config_id == c && a.status == "OPEN")
-                    .map(|a| self.alert_json(a, now, false))
                     .collect();
+                let reply = self.list(items, |a| self.alert_json(a, now, false));
                 drop(w);
-                self.list(items)
+                reply
             }
             Route::GroupAlerts(g) => {
                 let status = match self.status_filter() {
@@ -1010,14 +1018,14 @@ impl Ctx<'_> {
                 };
                 let now = Utc::now();
                 let w = self.world();
-                let items = w
+                let items: Vec<_> = w
                     .alerts
                     .iter()
                     .filter(|a| a.group_id == g && status.is_none_or(|s| a.status == s))
-                    .map(|a| self.alert_json(a, now, false))
                     .collect();
+                let reply = self.list(items, |a| self.alert_json(a, now, false));
                 drop(w);
-                self.list(items)
+                reply
             }
             Route::GroupAlert(g, a) => {
                 let now = Utc::now();
@@ -1048,17 +1056,17 @@ impl Ctx<'_> {
                 }
                 let types = self.q.all("eventType");
                 let w = self.world();
-                let items = w
+                let items: Vec<_> = w
                     .events
                     .iter()
                     .filter(|e| e.group_id == g)
                     .filter(|e| types.is_empty() || types.contains(&e.event_type_name.as_str()))
                     .filter(|e| bounds[0].is_none_or(|t| e.created >= t))
                     .filter(|e| bounds[1].is_none_or(|t| e.created <= t))
-                    .map(|e| self.event_json(e, self.q.flag("includeRaw")))
                     .collect();
+                let reply = self.list(items, |e| self.event_json(e, self.q.flag("includeRaw")));
                 drop(w);
-                self.list(items)
+                reply
             }
             Route::Event(g, e) => {
                 let w = self.world();
@@ -1075,21 +1083,18 @@ impl Ctx<'_> {
             Route::GlobalAlert(a) => self.global_alert(a, body),
             Route::AccessList => {
                 let w = self.world();
-                let items = w
-                    .access_list
-                    .iter()
-                    .map(|e| {
-                        json!({
-                            "cidrBlock": e.cidr_block,
-                            "created": iso(&e.created),
-                            "description": e.description,
-                            "id": e.id,
-                            "links": [link(self.url(&format!("/admin/accessList/{}", e.id)), "self")],
-                        })
+                let items: Vec<_> = w.access_list.iter().collect();
+                let reply = self.list(items, |e| {
+                    json!({
+                        "cidrBlock": e.cidr_block,
+                        "created": iso(&e.created),
+                        "description": e.description,
+                        "id": e.id,
+                        "links": [link(self.url(&format!("/admin/accessList/{}", e.id)), "self")],
                     })
-                    .collect();
+                });
                 drop(w);
-                self.list(items)
+                reply
             }
             Route::AccessListEntry(id) => self.access_list_entry(id),
         }
@@ -1235,7 +1240,7 @@ impl Ctx<'_> {
             json!({"memSizeMB": h.mem_size_mb, "numCores": h.num_cores}),
         );
         m.insert("typeName".into(), json!(h.type_name));
-        let uptime = (self.world().anchor - h.last_restart)
+        let uptime = (self.shared.anchor - h.last_restart)
             .num_milliseconds()
             .max(0);
         m.insert("uptimeMsec".into(), json!(uptime));
@@ -1407,7 +1412,7 @@ impl Ctx<'_> {
         }
         let now = Utc::now();
         let w = self.world();
-        let items = w
+        let items: Vec<_> = w
             .alerts
             .iter()
             .filter(|a| {
@@ -1415,10 +1420,10 @@ impl Ctx<'_> {
                     && bounds[0].is_none_or(|t| a.created >= t)
                     && bounds[1].is_none_or(|t| a.created <= t)
             })
-            .map(|a| self.alert_json(a, now, true))
             .collect();
+        let reply = self.list(items, |a| self.alert_json(a, now, true));
         drop(w);
-        self.list(items)
+        reply
     }
 
     fn global_alert(&self, id: &str, body: &[u8]) -> Reply {

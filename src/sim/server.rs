@@ -207,6 +207,7 @@ pub(crate) async fn serve(
     shared: Arc<Shared>,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {
+    let mut connections = tokio::task::JoinSet::new();
     loop {
         tokio::select! {
             r = listener.accept() => {
@@ -217,7 +218,7 @@ pub(crate) async fn serve(
                 let _ = stream.set_nodelay(true);
                 let shared = shared.clone();
                 let mut stop = stop.clone();
-                tokio::spawn(async move {
+                connections.spawn(async move {
                     let svc = hyper::service::service_fn(move |req| {
                         let shared = shared.clone();
                         async move { handle(shared, req).await }
@@ -229,14 +230,26 @@ pub(crate) async fn serve(
                     tokio::select! {
                         _ = conn.as_mut() => {}
                         _ = stop.changed() => {
+                            // Idle keep-alive connections close now; a request in flight
+                            // gets its answer first.
                             conn.as_mut().graceful_shutdown();
-                            let _ = tokio::time::timeout(std::time::Duration::from_millis(300), conn).await;
+                            let _ = conn.await;
                         }
                     }
                 });
             }
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
             _ = stop.changed() => break,
         }
+    }
+    drop(listener);
+    // Graceful, but bounded: whatever is still running after a second is dropped.
+    let drain = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(std::time::Duration::from_secs(1), drain)
+        .await
+        .is_err()
+    {
+        connections.abort_all();
     }
 }
 

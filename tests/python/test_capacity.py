@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import polars as pl
 import pytest
+
 from opsapi import capacity
 
 GIB = 1024**3
@@ -217,16 +218,7 @@ def test_busiest_hours_and_profile() -> None:
     assert profile.filter(pl.col("hour") == 23).row(0, named=True)["count"] == 1
 
 
-# -- against the simulator -------------------------------------------------------------------
-
-
-@pytest.fixture
-def simulator():
-    testing = pytest.importorskip(
-        "opsapi.testing", reason="the compiled opsapi package is not installed"
-    )
-    with testing.Simulator(seed=0, projects=2, hosts_per_project=5) as sim:
-        yield sim
+# -- against the simulator (the session `sim` fixture of conftest.py) ---------------------------
 
 
 def _pull_disks(sim) -> tuple[pl.DataFrame, list[tuple[str, str, str]]]:
@@ -246,8 +238,8 @@ def _pull_disks(sim) -> tuple[pl.DataFrame, list[tuple[str, str, str]]]:
     return frame, targets
 
 
-def test_forecast_covers_every_simulated_partition(simulator) -> None:
-    frame, targets = _pull_disks(simulator)
+def test_forecast_covers_every_simulated_partition(sim) -> None:
+    frame, targets = _pull_disks(sim)
     out = capacity.disk_forecast(frame, window="14d")
     assert out.height == len(targets) > 0
     assert set(out.select(capacity._PARTITION).iter_rows()) == set(targets)
@@ -265,8 +257,8 @@ def _has_partition_truth() -> bool:
     not _has_partition_truth(),
     reason="opsapi.testing.Simulator.partition_truth() is not exposed to Python yet",
 )
-def test_fastest_filling_disk_matches_seeded_growth(simulator) -> None:
-    frame, _ = _pull_disks(simulator)
+def test_fastest_filling_disk_matches_seeded_growth(sim) -> None:
+    frame, _ = _pull_disks(sim)
     out = capacity.disk_forecast(frame, window="14d")
     truth = pl.DataFrame(
         [
@@ -279,7 +271,7 @@ def test_fastest_filling_disk_matches_seeded_growth(simulator) -> None:
                     t["growth_bytes_per_day"] if isinstance(t, dict) else t.growth_bytes_per_day
                 )
             }
-            for t in simulator.partition_truth()
+            for t in sim.partition_truth()
         ]
     )
     fastest = truth.sort("growth", descending=True).row(0, named=True)

@@ -16,6 +16,7 @@ for _module in ("nbclient", "nbformat", "ipykernel", "altair"):
 import nbformat  # noqa: E402
 import polars as pl  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
+
 from opsapi.testing import Simulator  # noqa: E402
 
 

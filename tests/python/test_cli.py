@@ -1,0 +1,331 @@
+"""The ``opsapi`` command line against the simulator: outputs, requests sent, exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from urllib.parse import parse_qs
+
+import pytest
+
+pytest.importorskip("opsapi._native", reason="the compiled opsapi package is not installed")
+pl = pytest.importorskip("polars")
+
+from opsapi import cli  # noqa: E402
+from opsapi.testing import Simulator  # noqa: E402
+
+
+@pytest.fixture
+def csim(monkeypatch):
+    """A fresh simulator per test (ack changes state), with OPSAPI_* pointing at it."""
+    with Simulator(seed=0, projects=2, hosts_per_project=3) as s:
+        monkeypatch.setenv("OPSAPI_BASE_URL", s.base_url)
+        monkeypatch.setenv("OPSAPI_PUBLIC_KEY", s.public_key)
+        monkeypatch.setenv("OPSAPI_PRIVATE_KEY", s.private_key)
+        monkeypatch.delenv("OPSAPI_CA_FILE", raising=False)
+        yield s
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    out = io.StringIO()
+    code = cli.main(list(argv), out=out)
+    captured = capsys.readouterr()
+    return code, out.getvalue() + captured.out, captured.err
+
+
+def api_requests(sim, method: str | None = None) -> list[dict]:
+    return [
+        r for r in sim.requests() if r["authorized"] and (method is None or r["method"] == method)
+    ]
+
+
+def query(r: dict) -> dict[str, list[str]]:
+    return parse_qs(r["query"] or "")
+
+
+def open_alert_ids(sim) -> list[str]:
+    return [a.id for a in sim.client().global_alerts.list(status="OPEN")]
+
+
+def test_alerts_list_json_is_what_the_server_sent(csim, capsys) -> None:
+    code, out, err = run(capsys, "alerts", "list", "--status", "OPEN", "--format", "json")
+    assert code == 0, err
+    alerts = json.loads(out)
+    assert alerts and all(a["status"] == "OPEN" for a in alerts)
+    assert {a["id"] for a in alerts} == set(open_alert_ids(csim))
+    gets = [r for r in api_requests(csim, "GET") if r["path"].endswith("/globalAlerts")]
+    assert gets and all(query(r).get("status") == ["OPEN"] for r in gets)
+
+
+def test_alerts_list_csv_and_table(csim, capsys) -> None:
+    code, out, _ = run(capsys, "alerts", "list", "--format", "csv")
+    assert code == 0
+    frame = pl.read_csv(io.StringIO(out))
+    total = len(csim.client().global_alerts.list())
+    assert frame.height == total
+    assert {"id", "status", "created", "current_value_number"} <= set(frame.columns)
+
+    code, out, _ = run(capsys, "alerts", "list")
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0].split()[:3] == ["ID", "STATUS", "EVENT_TYPE_NAME"]
+    assert len(lines) == total + 1
+
+
+def test_ack_for_a_duration_with_comment(csim, capsys) -> None:
+    alert_id = open_alert_ids(csim)[0]
+    csim.clear_requests()
+    before = datetime.now(timezone.utc)
+    code, out, err = run(
+        capsys,
+        "alerts",
+        "ack",
+        alert_id,
+        "--for",
+        "4h",
+        "--comment",
+        "disk resize",
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    patches = api_requests(csim, "PATCH")
+    assert len(patches) == 1
+    assert patches[0]["path"].endswith(f"/globalAlerts/{alert_id}")
+    body = json.loads(patches[0]["body"])
+    assert body["acknowledgementComment"] == "disk resize"
+    until = datetime.fromisoformat(body["acknowledgedUntil"].replace("Z", "+00:00"))
+    assert (
+        timedelta(hours=4) - timedelta(minutes=1) < until - before < timedelta(hours=4, minutes=1)
+    )
+    shown = json.loads(out)
+    assert shown["id"] == alert_id and shown["acknowledgementComment"] == "disk resize"
+
+
+@pytest.mark.parametrize(
+    ("flag", "expected"),
+    [
+        (["--for", "PT30M"], timedelta(minutes=30)),
+        (["--for", "2d"], timedelta(days=2)),
+        (["--until", "2031-05-01T12:00:00Z"], None),
+        (["--forever"], timedelta(days=365 * 99)),
+    ],
+)
+def test_ack_until_variants(csim, capsys, flag, expected) -> None:
+    alert_id = open_alert_ids(csim)[0]
+    csim.clear_requests()
+    now = datetime.now(timezone.utc)
+    code, out, err = run(capsys, "alerts", "ack", alert_id, *flag)
+    assert code == 0, err
+    assert alert_id in out
+    body = json.loads(api_requests(csim, "PATCH")[0]["body"])
+    until = datetime.fromisoformat(body["acknowledgedUntil"].replace("Z", "+00:00"))
+    if expected is None:
+        assert until == datetime(2031, 5, 1, 12, tzinfo=timezone.utc)
+    elif flag == ["--forever"]:
+        assert until - now > expected
+    else:
+        assert abs((until - now) - expected) < timedelta(minutes=1)
+    assert "acknowledgementComment" not in body or body["acknowledgementComment"] is None
+
+
+def test_unack_sends_a_past_instant(csim, capsys) -> None:
+    alert_id = open_alert_ids(csim)[0]
+    assert run(capsys, "alerts", "ack", alert_id, "--for", "1h")[0] == 0
+    csim.clear_requests()
+    code, out, err = run(capsys, "alerts", "unack", alert_id, "--format", "csv")
+    assert code == 0, err
+    body = json.loads(api_requests(csim, "PATCH")[0]["body"])
+    until = datetime.fromisoformat(body["acknowledgedUntil"].replace("Z", "+00:00"))
+    assert until < datetime.now(timezone.utc)
+    assert out.splitlines()[0].startswith("id,status,acknowledged_until")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["alerts", "ack", "X"],  # no --until/--for/--forever
+        ["alerts", "ack", "X", "--for", "4h", "--forever"],
+        ["alerts", "ack", "X", "--for", "4 parsecs"],
+        ["alerts", "ack", "X", "--until", "2031-05-01T12:00:00"],  # naive: rejected by opsapi
+        ["alerts", "list", "--format", "xml"],
+        ["alerts"],
+        [
+            "measurements",
+            "host",
+            "g",
+            "h",
+            "--granularity",
+            "PT1M",
+            "--period",
+            "P1D",
+            "-o",
+            "x.txt",
+        ],
+        ["measurements", "host", "g", "h", "--period", "P1D"],
+        [],
+    ],
+)
+def test_usage_errors_exit_2_before_any_request(csim, capsys, argv) -> None:
+    csim.clear_requests()
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert err.strip()
+    assert csim.requests() == []
+
+
+def test_not_found_exits_3_with_error_code(csim, capsys) -> None:
+    code, out, err = run(capsys, "alerts", "ack", "0123456789abcdef01234567", "--for", "1h")
+    assert code == 3
+    assert out == ""
+    assert err.startswith("error: ") and err.count(":") >= 2
+    assert err.strip().split(": ")[1].isupper()  # the API's errorCode, e.g. ALERT_NOT_FOUND
+
+
+def test_wrong_key_exits_4(csim, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("OPSAPI_PRIVATE_KEY", "not-the-key-0000")
+    code, out, err = run(capsys, "alerts", "list")
+    assert code == 4
+    assert err.startswith("error: ")
+    assert "not-the-key-0000" not in err and "not-the-key-0000" not in out
+
+
+def test_server_error_exits_5(csim, capsys) -> None:
+    csim.inject(500, 20)
+    code, _, err = run(capsys, "alerts", "list")
+    assert code == 5
+    assert err.startswith("error: ")
+
+
+def test_transport_error_exits_6(capsys, monkeypatch) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("OPSAPI_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("OPSAPI_PUBLIC_KEY", "pub")
+    monkeypatch.setenv("OPSAPI_PRIVATE_KEY", "secret-private-key")
+    code, out, err = run(capsys, "alerts", "list")
+    assert code == 6
+    assert err.startswith("error: transport")
+    assert "secret-private-key" not in err + out
+
+
+def test_missing_configuration_exits_2(capsys, monkeypatch) -> None:
+    for name in ("OPSAPI_BASE_URL", "OPSAPI_PUBLIC_KEY", "OPSAPI_PRIVATE_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    code, _, err = run(capsys, "alerts", "list")
+    assert code == 2
+    assert err.startswith("error: ")
+
+
+def _first_host(sim) -> tuple[str, str]:
+    g = sim.group_ids[0]
+    return g, sim.client().hosts.list(g)[0].id
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_host_measurements_to_file(csim, capsys, tmp_path, suffix) -> None:
+    g, h = _first_host(csim)
+    target = tmp_path / f"m.{suffix}"
+    csim.clear_requests()
+    code, _, err = run(
+        capsys,
+        "measurements", "host", g, h,
+        "--granularity", "PT1M", "--period", "P1D",
+        "--metric", "CONNECTIONS", "--metric", "OPCOUNTER_QUERY",
+        "--output", str(target),
+    )  # fmt: skip
+    assert code == 0, err
+    assert f"to {target}" in err
+    (req,) = api_requests(csim, "GET")
+    assert req["path"].endswith(f"/groups/{g}/hosts/{h}/measurements")
+    q = query(req)
+    assert q["granularity"] == ["PT1M"] and q["period"] == ["P1D"]
+    assert q["m"] == ["CONNECTIONS", "OPCOUNTER_QUERY"]
+    frame = pl.read_csv(target) if suffix == "csv" else pl.read_parquet(target)
+    assert frame.columns == [
+        "group_id", "host_id", "process_id", "partition_name",
+        "measurement", "units", "timestamp", "value",
+    ]  # fmt: skip
+    assert set(frame.get_column("measurement").cast(pl.String)) == {
+        "CONNECTIONS",
+        "OPCOUNTER_QUERY",
+    }
+    assert frame.height > 1000
+
+
+def test_disk_measurements_wide_to_stdout(csim, capsys) -> None:
+    g, h = _first_host(csim)
+    partition = csim.client().hosts.partitions(g, h)[0]
+    csim.clear_requests()
+    code, out, err = run(
+        capsys,
+        "measurements", "disk", g, h, partition,
+        "--granularity", "PT1H", "--period", "P2D",
+        "--metric", "DISK_PARTITION_SPACE_USED", "--shape", "wide",
+    )  # fmt: skip
+    assert code == 0, err
+    (req,) = api_requests(csim, "GET")
+    assert req["path"].endswith(f"/groups/{g}/hosts/{h}/disks/{partition}/measurements")
+    frame = pl.read_csv(io.StringIO(out))
+    assert frame.columns == ["timestamp", "DISK_PARTITION_SPACE_USED"]
+    assert 47 <= frame.height <= 50
+
+
+def test_measurements_of_unknown_host_exit_3(csim, capsys) -> None:
+    code, _, err = run(
+        capsys, "measurements", "host", csim.group_ids[0], "f" * 32,
+        "--granularity", "PT1H", "--period", "P1D",
+    )  # fmt: skip
+    assert code == 3
+    assert err.startswith("error: ")
+
+
+def test_open_alerts_of_a_configuration(csim, capsys) -> None:
+    alerts = csim.client().global_alerts.list(status="OPEN")
+    a = next(a for a in alerts if a.group_id and a.alert_config_id)
+    csim.clear_requests()
+    code, out, err = run(
+        capsys, "alerts", "open", a.group_id, a.alert_config_id, "--format", "json"
+    )
+    assert code == 0, err
+    got = json.loads(out)
+    assert all(x["alertConfigId"] == a.alert_config_id and x["status"] == "OPEN" for x in got)
+    reqs = api_requests(csim, "GET")
+    assert reqs[0]["path"].endswith(f"/groups/{a.group_id}/alertConfigs/{a.alert_config_id}/alerts")
+
+    code, _, err = run(capsys, "alerts", "open", a.group_id, "0" * 24)
+    assert code == 3, err
+
+
+def test_python_dash_m_and_private_key_never_printed(csim) -> None:
+    env = {**os.environ}
+    r = subprocess.run(
+        [sys.executable, "-m", "opsapi.cli", "alerts", "list", "--format", "json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)
+    assert csim.private_key not in r.stdout + r.stderr
+    r = subprocess.run(
+        [sys.executable, "-m", "opsapi.cli", "alerts", "ack", "nope", "--for", "1h"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode in (2, 3)
+    assert r.stderr.startswith("error: ")
+    assert csim.private_key not in r.stdout + r.stderr
+    r = subprocess.run(
+        [sys.executable, "-m", "opsapi.cli", "--help"], capture_output=True, text=True
+    )
+    assert r.returncode == 0 and "alerts" in r.stdout

@@ -90,7 +90,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"report: {report}")
     table = out / "forecast_view.parquet"
     if table.is_file():
-        with pl.Config(tbl_cols=-1, tbl_width_chars=220, tbl_hide_dataframe_shape=True):
+        with pl.Config(
+            tbl_cols=-1, tbl_width_chars=240, fmt_str_lengths=48, tbl_hide_dataframe_shape=True
+        ):
             print("five partitions closest to full:")
             print(pl.read_parquet(table).head(5))
     return 0

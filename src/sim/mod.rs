@@ -201,6 +201,9 @@ impl PartitionTruth {
     }
 }
 
+/// The queue of one-shot faults.
+pub(crate) type FaultQueue = Mutex<VecDeque<Fault>>;
+
 /// The API keys of a simulator.
 #[derive(Clone)]
 pub(crate) struct Keys {
@@ -518,5 +521,3 @@ mod tests {
         assert!(!dbg.contains(b.private_key()) && !dbg.contains(b.read_only_private_key()));
     }
 }
-
-pub(crate) type FaultQueue = Mutex<VecDeque<Fault>>;

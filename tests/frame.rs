@@ -1,0 +1,363 @@
+//! Measurement frames from documented payloads and from the simulator; fleet pulls.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use opsapi::frame::{self, FleetOptions, Shape, Target, LONG_COLUMNS};
+use opsapi::sim::{SimConfig, Simulator};
+use opsapi::{decode_model, Client, Granularity, Measurements, MeasurementsQuery};
+use polars::prelude::*;
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+fn utc_ms() -> DataType {
+    DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
+}
+
+fn assert_long_schema(df: &DataFrame) {
+    let names: Vec<&str> = df.get_column_names().iter().map(|s| s.as_str()).collect();
+    assert_eq!(names, LONG_COLUMNS);
+    let dtypes = df.dtypes();
+    assert!(
+        dtypes[..6].iter().all(|d| *d == DataType::String),
+        "{dtypes:?}"
+    );
+    assert_eq!(dtypes[6], utc_ms());
+    assert_eq!(dtypes[7], DataType::Float64);
+}
+
+#[test]
+fn long_frames_of_documented_payloads_keep_every_point_and_null() {
+    let m: Measurements = decode_model(&fixture("disk-measurements-gofixture.json")).unwrap();
+    let df = m.to_frame(Shape::Long).unwrap();
+    assert_long_schema(&df);
+    assert_eq!(df.height(), m.data_point_count());
+    assert_eq!(
+        df.column("value").unwrap().null_count(),
+        2,
+        "both nulls stay null"
+    );
+    let part = df.column("partition_name").unwrap().str().unwrap();
+    assert!(part.iter().all(|p| p == Some("xvdb")));
+    let ts = df.column("timestamp").unwrap().datetime().unwrap();
+    assert_eq!(ts.physical().get(0), Some(1_503_433_872_000));
+
+    let host: Measurements = decode_model(&fixture("host-measurements.json")).unwrap();
+    let df = host.to_frame(Shape::Long).unwrap();
+    assert_eq!(df.height(), 3);
+    assert_eq!(df.column("partition_name").unwrap().null_count(), 3);
+    let names = df.column("measurement").unwrap().str().unwrap();
+    assert_eq!(
+        names.iter().collect::<Vec<_>>(),
+        [
+            Some("CONNECTIONS"),
+            Some("NETWORK_BYTES_IN"),
+            Some("NETWORK_BYTES_OUT")
+        ]
+    );
+
+    let empty: Measurements = decode_model(&fixture("disk-measurements.json")).unwrap();
+    let df = empty.to_frame(Shape::Long).unwrap();
+    assert_long_schema(&df);
+    assert_eq!(df.height(), 0);
+    let wide = empty.to_frame(Shape::Wide).unwrap();
+    assert_eq!(wide.height(), 0);
+    assert_eq!(
+        wide.width(),
+        10,
+        "timestamp and nine all-null measurement columns"
+    );
+}
+
+#[test]
+fn wide_frames_align_series_with_different_timestamps() {
+    let body = br#"{"measurements":[
+      {"name":"A","units":"SCALAR","dataPoints":[{"timestamp":"2024-01-01T00:00:00Z","value":1},{"timestamp":"2024-01-01T00:01:00Z","value":null}]},
+      {"name":"B","units":"SCALAR","dataPoints":[{"timestamp":"2024-01-01T00:01:00Z","value":3},{"timestamp":"2024-01-01T00:02:00Z","value":4}]}]}"#;
+    let m: Measurements = decode_model(body).unwrap();
+    let wide = m.to_frame(Shape::Wide).unwrap();
+    assert_eq!(wide.get_column_names(), ["timestamp", "A", "B"]);
+    assert_eq!(wide.height(), 3);
+    let a: Vec<Option<f64>> = wide.column("A").unwrap().f64().unwrap().iter().collect();
+    let b: Vec<Option<f64>> = wide.column("B").unwrap().f64().unwrap().iter().collect();
+    assert_eq!(a, [Some(1.0), None, None]);
+    assert_eq!(b, [None, Some(3.0), Some(4.0)]);
+}
+
+fn sim_and_client(config: SimConfig) -> (Simulator, Client) {
+    let sim = Simulator::start(config).unwrap();
+    let client = Client::builder(sim.base_url())
+        .credentials(sim.public_key(), sim.private_key())
+        .retry_backoff(Duration::from_millis(1))
+        .build()
+        .unwrap();
+    (sim, client)
+}
+
+#[tokio::test]
+async fn simulator_frames_long_and_wide_agree() {
+    let (sim, c) = sim_and_client(SimConfig::default());
+    let h = sim.world().hosts[0].clone();
+    let q = MeasurementsQuery::period(Granularity::PT5M, "PT6H".parse().unwrap()).metrics([
+        "CONNECTIONS",
+        "OPCOUNTER_QUERY",
+        "SYSTEM_NORMALIZED_CPU_USER",
+    ]);
+    let m = c.measurements().host(&h.group_id, &h.id, &q).await.unwrap();
+    let long = m.to_frame(Shape::Long).unwrap();
+    let wide = m.to_frame(Shape::Wide).unwrap();
+    assert_long_schema(&long);
+    assert_eq!(long.height(), m.data_point_count());
+    let nulls: usize = m
+        .series
+        .iter()
+        .map(|s| s.values.iter().filter(|v| v.is_none()).count())
+        .sum();
+    assert_eq!(long.column("value").unwrap().null_count(), nulls);
+    assert!(nulls >= 1, "the rate series starts with a null");
+    // Every long row is in the wide frame at its timestamp and column.
+    let ts: Vec<i64> = wide
+        .column("timestamp")
+        .unwrap()
+        .datetime()
+        .unwrap()
+        .physical()
+        .iter()
+        .flatten()
+        .collect();
+    assert!(
+        ts.windows(2).all(|w| w[0] < w[1]),
+        "wide is sorted by timestamp"
+    );
+    for s in &m.series {
+        let col: Vec<Option<f64>> = wide
+            .column(&s.name)
+            .unwrap()
+            .f64()
+            .unwrap()
+            .iter()
+            .collect();
+        for (t, v) in s.timestamps.iter().zip(&s.values) {
+            let i = ts.binary_search(t).unwrap();
+            assert_eq!(col[i], *v, "{} at {t}", s.name);
+        }
+    }
+    let ops = wide.column("OPCOUNTER_QUERY").unwrap();
+    assert!(
+        ops.f64().unwrap().get(0).is_none(),
+        "first rate point null in wide too"
+    );
+}
+
+#[tokio::test]
+async fn fleet_pull_of_hosts_and_disks() {
+    let (sim, c) = sim_and_client(SimConfig::default());
+    let world = sim.world();
+    let mut targets = Vec::new();
+    for h in world.hosts.iter().take(4) {
+        targets.push(Target::host(&h.group_id, &h.id));
+        for p in &h.partitions {
+            targets.push(Target::disk(&h.group_id, &h.id, &p.name));
+        }
+    }
+    // Host and disk targets have different measurements: one pull per kind.
+    let host_q = MeasurementsQuery::period(Granularity::PT1H, "P1D".parse().unwrap())
+        .metrics(["CONNECTIONS"]);
+    let disk_q = MeasurementsQuery::period(Granularity::PT1H, "P1D".parse().unwrap())
+        .metrics(["DISK_PARTITION_SPACE_USED"]);
+    let hosts: Vec<Target> = targets
+        .iter()
+        .filter(|t| t.partition_name().is_none())
+        .cloned()
+        .collect();
+    let disks: Vec<Target> = targets
+        .iter()
+        .filter(|t| t.partition_name().is_some())
+        .cloned()
+        .collect();
+
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = calls.clone();
+    let opts = FleetOptions::new().progress(move |p| {
+        assert_eq!(p.total, 4);
+        seen.fetch_add(1, Ordering::SeqCst);
+    });
+    let pulled = c
+        .measurements()
+        .fleet(&hosts, &host_q, &opts)
+        .await
+        .unwrap();
+    assert_eq!(calls.load(Ordering::SeqCst), 4);
+    assert!(pulled.failures.is_empty());
+    let df = pulled.frame;
+    assert_long_schema(&df);
+    let hosts_in_frame = df
+        .column("host_id")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .flatten()
+        .collect::<std::collections::BTreeSet<_>>();
+    assert_eq!(hosts_in_frame.len(), 4);
+    assert_eq!(
+        df.column("partition_name").unwrap().null_count(),
+        df.height()
+    );
+
+    let wide = c
+        .measurements()
+        .fleet(&disks, &disk_q, &FleetOptions::new().shape(Shape::Wide))
+        .await
+        .unwrap()
+        .frame;
+    let names: Vec<&str> = wide.get_column_names().iter().map(|s| s.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "group_id",
+            "host_id",
+            "partition_name",
+            "timestamp",
+            "DISK_PARTITION_SPACE_USED"
+        ]
+    );
+    let long = c
+        .measurements()
+        .fleet(&disks, &disk_q, &FleetOptions::new())
+        .await
+        .unwrap()
+        .frame;
+    assert_eq!(
+        wide.height(),
+        long.height(),
+        "one measurement: one wide row per long row"
+    );
+    let sorted = wide
+        .sort(
+            ["group_id", "host_id", "partition_name", "timestamp"],
+            SortMultipleOptions::default(),
+        )
+        .unwrap();
+    for name in ["host_id", "partition_name", "timestamp"] {
+        assert!(
+            sorted
+                .column(name)
+                .unwrap()
+                .equals_missing(wide.column(name).unwrap()),
+            "wide is sorted by key"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_failing_target_fails_the_pull_or_is_reported() {
+    let (sim, c) = sim_and_client(SimConfig::default());
+    let world = sim.world();
+    let g = &world.hosts[0].group_id;
+    let targets = vec![
+        Target::host(g, &world.hosts[0].id),
+        Target::host(g, "no-such-host"),
+        Target::host(g, &world.hosts[1].id),
+    ];
+    let q = MeasurementsQuery::period(Granularity::PT1H, "PT12H".parse().unwrap())
+        .metrics(["CONNECTIONS"]);
+    let err = c
+        .measurements()
+        .fleet(&targets, &q, &FleetOptions::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err.error_code(), Some("HOST_NOT_FOUND"));
+    assert!(
+        err.to_string().contains("no-such-host"),
+        "the error names the target: {err}"
+    );
+
+    let pulled = c
+        .measurements()
+        .fleet(&targets, &q, &FleetOptions::new().keep_going(true))
+        .await
+        .unwrap();
+    assert_eq!(pulled.failures.len(), 1);
+    assert_eq!(pulled.failures[0].target, targets[1]);
+    let hosts: std::collections::BTreeSet<&str> = pulled
+        .frame
+        .column("host_id")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .flatten()
+        .collect();
+    assert_eq!(
+        hosts,
+        [world.hosts[0].id.as_str(), world.hosts[1].id.as_str()]
+            .into_iter()
+            .collect()
+    );
+    let table = pulled.failures_frame().unwrap();
+    assert_eq!(table.height(), 1);
+    assert_eq!(
+        table.column("status").unwrap().i64().unwrap().get(0),
+        Some(404)
+    );
+    assert_eq!(
+        table.column("error_code").unwrap().str().unwrap().get(0),
+        Some("HOST_NOT_FOUND")
+    );
+
+    // An invalid identifier is refused before any request.
+    sim.clear_requests();
+    let bad = vec![Target::host(g, &world.hosts[0].id), Target::host(g, "")];
+    let err = c
+        .measurements()
+        .fleet(&bad, &q, &FleetOptions::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, opsapi::Error::InvalidArgument { .. }));
+    assert!(sim.requests().is_empty());
+}
+
+#[tokio::test]
+async fn list_frames_have_snake_case_columns() {
+    let (sim, c) = sim_and_client(SimConfig::default());
+    let alerts = c.global_alerts().list(&Default::default()).await.unwrap();
+    let df = frame::alerts_frame(&alerts).unwrap();
+    assert_eq!(df.height(), alerts.len());
+    for col in [
+        "id",
+        "status",
+        "created",
+        "acknowledged_until",
+        "current_value_number",
+        "current_value_units",
+    ] {
+        assert!(df.column(col).is_ok(), "{col}");
+    }
+    assert_eq!(df.column("created").unwrap().dtype(), &utc_ms());
+    let with_value = alerts
+        .iter()
+        .filter(|a| a.current_value.as_ref().and_then(|v| v.number).is_some())
+        .count();
+    assert_eq!(
+        df.column("current_value_number").unwrap().len()
+            - df.column("current_value_number").unwrap().null_count(),
+        with_value
+    );
+
+    let g = sim.group_ids()[0].clone();
+    let hosts = c.hosts().list(&g).await.unwrap();
+    let df = frame::hosts_frame(&hosts).unwrap();
+    assert_eq!(df.height(), hosts.len());
+    assert_eq!(df.column("port").unwrap().dtype(), &DataType::Int64);
+    let events = c.events().list(&g).await.unwrap();
+    let df = frame::events_frame(&events).unwrap();
+    assert_eq!(df.height(), events.len());
+}

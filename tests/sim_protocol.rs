@@ -898,3 +898,28 @@ async fn shutdown_answers_the_request_in_flight_and_does_not_wait_for_idle_ones(
     );
     assert_eq!(in_flight.await.unwrap(), 200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_log_is_in_arrival_order_even_when_answers_finish_out_of_order() {
+    let sim = sim();
+    let api = std::sync::Arc::new(Api::owner(&sim));
+    let w = sim.world();
+    let h = &w.hosts[0];
+    assert_eq!(api.get("/groups").await.status, 200);
+    sim.clear_requests();
+    // A slow request (a big measurement render) first, then a fast one.
+    let slow = format!(
+        "/groups/{}/hosts/{}/measurements?granularity=PT10S&period=P1D",
+        h.group_id, h.id
+    );
+    let a2 = api.clone();
+    let first = tokio::spawn(async move { a2.get(&slow).await.status });
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    assert_eq!(api.get("/globalAlerts?pageNum=1").await.status, 200);
+    assert_eq!(first.await.unwrap(), 200);
+    let log = sim.requests();
+    assert_eq!(log.len(), 2);
+    assert!(log[0].path.ends_with("/measurements"));
+    assert_eq!(log[1].query.as_deref(), Some("pageNum=1"));
+    assert!(log.iter().all(|r| r.status == 200));
+}

@@ -352,7 +352,9 @@ impl Simulator {
             .log
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .clone()
+            .iter()
+            .map(|(_, r)| r.clone())
+            .collect()
     }
 
     /// Empties the request log.

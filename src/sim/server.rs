@@ -60,7 +60,9 @@ pub(crate) struct Shared {
     pub anchor: DateTime<Utc>,
     pub faults: Mutex<Faults>,
     pub queue: FaultQueue,
-    pub log: Mutex<Vec<RequestRecord>>,
+    /// The request log in arrival order, each record with its sequence number.
+    pub log: Mutex<Vec<(u64, RequestRecord)>>,
+    log_seq: AtomicU64,
     /// Nonce lifetime in milliseconds (switchable at runtime).
     pub nonce_lifetime_ms: AtomicU64,
     nonces: Mutex<HashMap<String, NonceState>>,
@@ -87,6 +89,7 @@ impl Shared {
             world: RwLock::new(world),
             queue: Mutex::new(VecDeque::new()),
             log: Mutex::new(Vec::new()),
+            log_seq: AtomicU64::new(0),
             nonce_lifetime_ms: AtomicU64::new(
                 u64::try_from(config.nonce_lifetime.as_millis()).unwrap_or(u64::MAX),
             ),
@@ -414,10 +417,6 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
         Ok(c) => c.to_bytes(),
         Err(_) => Bytes::new(),
     };
-    let faults = lock(&shared.faults).clone();
-    if !faults.latency.is_zero() {
-        tokio::time::sleep(faults.latency).await;
-    }
     let mut record = RequestRecord {
         method: method.clone(),
         path: path.clone(),
@@ -426,11 +425,23 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
         status: 0,
         authorized: false,
     };
+    // The record takes its place in the log on arrival and gets its status at the end.
+    let seq = shared.log_seq.fetch_add(1, Ordering::Relaxed);
+    if shared.config.log_requests {
+        lock(&shared.log).push((seq, record.clone()));
+    }
     let log = |record: RequestRecord| {
         if shared.config.log_requests {
-            lock(&shared.log).push(record);
+            let mut log = lock(&shared.log);
+            if let Some(slot) = log.iter_mut().rev().find(|(s, _)| *s == seq) {
+                slot.1 = record;
+            }
         }
     };
+    let faults = lock(&shared.faults).clone();
+    if !faults.latency.is_zero() {
+        tokio::time::sleep(faults.latency).await;
+    }
 
     // Faults that act before authentication.
     if shared.take_fault(|f| matches!(f, Fault::Reset)).is_some() || shared.roll(faults.rate_reset)

@@ -4,7 +4,9 @@ use futures_util::stream::{self, StreamExt};
 
 use crate::client::{Client, Request};
 use crate::error::Result;
-use crate::frame::{self, FleetOptions, FleetResult, Progress, Shape, Target, TargetFailure};
+use crate::frame::{
+    self, FleetOptions, FleetResult, ParquetPull, Progress, Shape, Target, TargetFailure,
+};
 use crate::models::Measurements;
 use crate::query::MeasurementsQuery;
 
@@ -153,4 +155,81 @@ fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Request>
             .finish(),
     };
     Ok(Request::get(path).query(query.to_pairs()))
+}
+
+impl MeasurementsApi<'_> {
+    /// A fleet pull written to hive-partitioned Parquet under `root`
+    /// (`group_id=…/host_id=…/host.parquet`, `…/disk-<partition>.parquet`), target by target
+    /// as results arrive, so that a pull bigger than memory works. DuckDB, Spark or polars
+    /// (`scan_parquet(root, hive_partitioning=True)`) read it back with every long column.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// use opsapi::frame::{FleetOptions, Target};
+    /// use opsapi::{Granularity, MeasurementsQuery};
+    /// let q = MeasurementsQuery::period(Granularity::PT1M, "P1D".parse().unwrap());
+    /// let out = client.measurements()
+    ///     .fleet_to_parquet(&[Target::host("g1", "h1")], &q, "out/measurements".as_ref(), &FleetOptions::new())
+    ///     .await?;
+    /// println!("{} rows in {} files", out.rows, out.files.len());
+    /// # Ok(()) }
+    /// ```
+    pub async fn fleet_to_parquet(
+        &self,
+        targets: &[Target],
+        query: &MeasurementsQuery,
+        root: &std::path::Path,
+        options: &FleetOptions,
+    ) -> Result<ParquetPull> {
+        query.validate()?;
+        let requests = targets
+            .iter()
+            .map(|t| target_request(t, query))
+            .collect::<Result<Vec<_>>>()?;
+        let total = targets.len();
+        let client = self.client;
+        let mut results = stream::iter(requests.into_iter().enumerate())
+            .map(|(i, req)| async move { (i, client.get_model::<Measurements>(req).await) })
+            .buffered(client.max_concurrency());
+        let mut out = ParquetPull {
+            files: Vec::new(),
+            rows: 0,
+            failures: Vec::new(),
+        };
+        let mut done = 0;
+        while let Some((i, result)) = results.next().await {
+            done += 1;
+            let target = &targets[i];
+            if let Some(progress) = &options.progress {
+                progress(Progress {
+                    done,
+                    total,
+                    target,
+                    ok: result.is_ok(),
+                });
+            }
+            match result {
+                Ok(m) => {
+                    let path = frame::parquet_path(root, target);
+                    let write = |path: std::path::PathBuf, m: Measurements| {
+                        frame::write_parquet_file(&path, &m).map(|rows| (path, rows))
+                    };
+                    // Encoding and compressing are CPU work: keep them off the I/O threads.
+                    let (path, rows) = tokio::task::spawn_blocking(move || write(path, m))
+                        .await
+                        .map_err(|e| {
+                        crate::Error::Config(format!("writing Parquet failed: {e}"))
+                    })??;
+                    out.files.push(path);
+                    out.rows += rows;
+                }
+                Err(error) if options.keep_going => out.failures.push(TargetFailure {
+                    target: target.clone(),
+                    error,
+                }),
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(out)
+    }
 }

@@ -377,21 +377,15 @@ impl Source<'_> {
     }
 
     /// One value, or `None` for a gap. `key` is [`Self::key`], `hf` is [`Self::level`].
-    fn value(
-        &self,
-        key: u64,
-        hf: f64,
-        m: &MetricDef,
-        mi: u64,
-        t: i64,
-        granularity: i64,
-    ) -> Option<f64> {
-        // A missed sample: every series of the host is null at that instant.
-        if unit(hash(&[key, 0x6761_7073, t as u64])) < 0.003 {
-            return None;
-        }
+    /// Whether the sample at `t` is missing: every series of the host is null then.
+    fn gap(key: u64, t: i64) -> bool {
+        unit(hash(&[key, 0x6761_7073, t as u64])) < 0.003
+    }
+
+    /// One value (never a gap: see [`Self::gap`]). `key` is [`Self::key`], `hf` is
+    /// [`Self::level`], `cyc` is the load cycle at `t`.
+    fn value(&self, key: u64, hf: f64, m: &MetricDef, mi: u64, t: i64, cyc: f64) -> Option<f64> {
         let n = unit(hash(&[key, mi, t as u64])) * 2.0 - 1.0;
-        let cyc = busy(t, granularity);
         let round2 = |v: f64| (v * 100.0).round() / 100.0;
         let v = match m.kind {
             Kind::Gauge {
@@ -449,6 +443,18 @@ pub(crate) fn render_measurements(
 ) {
     let mut buf = ryu::Buffer::new();
     let key = src.key();
+    // What every series shares: the rendered timestamps, the gaps and the load cycle.
+    let mut stamps: Vec<u8> = Vec::new();
+    let mut gaps: Vec<bool> = Vec::new();
+    let mut cycle: Vec<f64> = Vec::new();
+    let mut t = first;
+    while t <= last {
+        push_timestamp(&mut stamps, t);
+        gaps.push(Source::gap(key, t));
+        cycle.push(busy(t, step));
+        t += step;
+    }
+    const TS: usize = 20; // "YYYY-MM-DDTHH:MM:SSZ"
     out.push(b'[');
     for (k, &mi) in metrics.iter().enumerate() {
         let m = &catalog[mi];
@@ -457,27 +463,24 @@ pub(crate) fn render_measurements(
             out.push(b',');
         }
         out.extend_from_slice(b"{\"dataPoints\":[");
-        let mut t = first;
-        let mut i = 0usize;
-        while t <= last {
+        for (i, gap) in gaps.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
             out.extend_from_slice(b"{\"timestamp\":\"");
-            push_timestamp(out, t);
+            out.extend_from_slice(&stamps[i * TS..(i + 1) * TS]);
             out.extend_from_slice(b"\",\"value\":");
-            let v = if i == 0 && matches!(m.kind, Kind::Rate { .. }) {
+            let v = if *gap || (i == 0 && matches!(m.kind, Kind::Rate { .. })) {
                 None
             } else {
-                src.value(key, hf, m, mi as u64, t, step)
+                let t = first + step * i as i64;
+                src.value(key, hf, m, mi as u64, t, cycle[i])
             };
             match v {
                 Some(v) => push_f64(out, &mut buf, v),
                 None => out.extend_from_slice(b"null"),
             }
             out.push(b'}');
-            t += step;
-            i += 1;
         }
         out.extend_from_slice(b"],\"name\":");
         push_str(out, m.name);

@@ -37,9 +37,17 @@ fn hosts_decode_every_documented_field() {
     assert_eq!(h.system_info.as_ref().unwrap().num_cores, Some(16));
     assert_eq!(
         h.aliases.as_deref(),
-        Some(&["server1.example.com:27017".to_string(), "10.1.0.10:27017".to_string()][..])
+        Some(
+            &[
+                "server1.example.com:27017".to_string(),
+                "10.1.0.10:27017".to_string()
+            ][..]
+        )
     );
-    assert_eq!(h.last_ping.unwrap().to_rfc3339(), "2016-08-18T11:23:41+00:00");
+    assert_eq!(
+        h.last_ping.unwrap().to_rfc3339(),
+        "2016-08-18T11:23:41+00:00"
+    );
 
     let legacy: Host = round_trip("get-host-legacy-onprem.json");
     assert_eq!(legacy.deactivated, Some(false));
@@ -112,8 +120,8 @@ fn the_invalid_doc_texts_fail_with_a_decode_error() {
         let err = decode_model::<Event>(&fixture(name)).unwrap_err();
         assert!(matches!(err, opsapi::Error::Decode { .. }), "{name}: {err}");
     }
-    let err = decode_model::<Measurements>(&fixture("host-measurements.doc-verbatim.txt"))
-        .unwrap_err();
+    let err =
+        decode_model::<Measurements>(&fixture("host-measurements.doc-verbatim.txt")).unwrap_err();
     assert!(err.to_string().contains("body starts with"), "{err}");
 }
 
@@ -161,7 +169,8 @@ fn measurement_decode_errors_name_the_field() {
     let body = br#"{"measurements":[{"name":"A","dataPoints":[{"timestamp":"2024-01-01T00:00:00Z","value":"high"}]}]}"#;
     let err = decode_model::<Measurements>(body).unwrap_err();
     assert!(
-        err.to_string().contains("measurements[0].dataPoints[0].value"),
+        err.to_string()
+            .contains("measurements[0].dataPoints[0].value"),
         "{err}"
     );
 }
@@ -169,12 +178,18 @@ fn measurement_decode_errors_name_the_field() {
 #[test]
 fn envelopes_decode_for_every_model() {
     let host = fixture("get-host.json");
-    let wrapped = format!(r#"{{"status": 200, "content": {}}}"#, String::from_utf8(host.clone()).unwrap());
+    let wrapped = format!(
+        r#"{{"status": 200, "content": {}}}"#,
+        String::from_utf8(host.clone()).unwrap()
+    );
     let h: Host = decode_model(wrapped.as_bytes()).unwrap();
     assert_eq!(serde_json::to_value(&h).unwrap(), json(&host));
 
     let m = fixture("host-measurements.json");
-    let wrapped = format!(r#"{{"content": {}, "status": 200}}"#, String::from_utf8(m.clone()).unwrap());
+    let wrapped = format!(
+        r#"{{"content": {}, "status": 200}}"#,
+        String::from_utf8(m.clone()).unwrap()
+    );
     let decoded: Measurements = decode_model(wrapped.as_bytes()).unwrap();
     assert_eq!(serde_json::to_value(&decoded).unwrap(), json(&m));
 }
@@ -182,13 +197,33 @@ fn envelopes_decode_for_every_model() {
 #[test]
 fn error_bodies_of_the_docs_become_api_errors() {
     for (name, status, code) in [
-        ("error-400-openapi-example.json", 400, Some("INVALID_PROVIDER")),
+        (
+            "error-400-openapi-example.json",
+            400,
+            Some("INVALID_PROVIDER"),
+        ),
         ("error-401-unauthorized.json", 401, None),
-        ("error-403-openapi-example.json", 403, Some("CANNOT_CHANGE_GROUP_NAME")),
+        (
+            "error-403-openapi-example.json",
+            403,
+            Some("CANNOT_CHANGE_GROUP_NAME"),
+        ),
         ("error-404-host-legacy-mms.json", 404, None),
-        ("error-404-openapi-example.json", 404, Some("RESOURCE_NOT_FOUND")),
-        ("error-409-gofixture.json", 409, Some("GROUP_ALREADY_EXISTS")),
-        ("error-429-atlas-v2.json", 429, Some("RATE_LIMITED_TOKEN_BUCKET")),
+        (
+            "error-404-openapi-example.json",
+            404,
+            Some("RESOURCE_NOT_FOUND"),
+        ),
+        (
+            "error-409-gofixture.json",
+            409,
+            Some("GROUP_ALREADY_EXISTS"),
+        ),
+        (
+            "error-429-atlas-v2.json",
+            429,
+            Some("RATE_LIMITED_TOKEN_BUCKET"),
+        ),
     ] {
         let e = opsapi::ApiError::from_response(status, &fixture(name), None);
         assert_eq!(e.error_code.as_deref(), code, "{name}");

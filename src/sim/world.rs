@@ -254,6 +254,11 @@ fn plan_hosts(p: usize, n: usize, domain: &str) -> Vec<HostPlan> {
     let (mut rs_i, mut sa_i, mut sh_i) = (0usize, 0usize, 0usize);
     let mut kind = p % 3;
     while plans.len() < n {
+        // Never a lone mongos or a one-member replica set at the end: standalones instead.
+        let remaining = n - plans.len();
+        if (kind == 2 && remaining < 4) || (kind == 0 && remaining < 2) {
+            kind = 1;
+        }
         match kind {
             0 => {
                 let rs = format!("rs{rs_i}");

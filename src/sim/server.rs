@@ -29,7 +29,8 @@ const REALM: &str = "MMS Public API";
 const GIT_HASH: &str = "5f0c3a7e9b1d2c4f6a8e0b2d4c6f8a1b3d5e7f90";
 const VERSION: &str = "opsapi-sim-1.0";
 const MAX_BODY: usize = 1 << 20;
-const MAX_POINTS: i64 = 4_000_000;
+/// Upper bound of points (series x timestamps) in one measurements response (~100 MB).
+const MAX_POINTS: i64 = 2_000_000;
 
 /// Segment encoding for links (everything but unreserved characters).
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC

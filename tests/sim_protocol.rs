@@ -510,10 +510,28 @@ async fn acknowledge_unacknowledge_and_expiry() {
         .await;
     assert_eq!(r.status, 201);
     assert!(r.json().get("acknowledgedUntil").is_some());
+    // The list (served from the page cache when nothing changed) agrees, before and after.
+    let in_list = |v: &Value| {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == alert.id.as_str())
+            .cloned()
+            .unwrap()
+    };
+    let listed = api
+        .get_json("/globalAlerts?status=OPEN&itemsPerPage=500")
+        .await;
+    assert!(in_list(&listed).get("acknowledgedUntil").is_some());
     tokio::time::sleep(Duration::from_millis(1600)).await;
     let got = api.get_json(&format!("/globalAlerts/{}", alert.id)).await;
     assert!(got.get("acknowledgedUntil").is_none());
     assert!(got.get("acknowledgingUsername").is_none());
+    let listed = api
+        .get_json("/globalAlerts?status=OPEN&itemsPerPage=500")
+        .await;
+    assert!(in_list(&listed).get("acknowledgedUntil").is_none());
     // Envelope on PATCH carries 201.
     let r = api
         .send("PATCH", &format!("{uri}?envelope=true"), Some(&body))

@@ -941,3 +941,62 @@ async fn the_log_is_in_arrival_order_even_when_answers_finish_out_of_order() {
     assert_eq!(log[1].query.as_deref(), Some("pageNum=1"));
     assert!(log.iter().all(|r| r.status == 200));
 }
+
+#[tokio::test]
+async fn standing_fault_rates_of_one_always_fire() {
+    let sim = sim();
+    let api = Api::owner(&sim);
+    assert_eq!(api.get("/groups").await.status, 200);
+    sim.set_faults(Faults {
+        rate_500: 1.0,
+        ..Faults::default()
+    });
+    let r = api.get("/groups").await;
+    assert_eq!(
+        (r.status, r.error_code().as_str()),
+        (500, "UNEXPECTED_ERROR")
+    );
+    sim.set_faults(Faults {
+        rate_503: 1.0,
+        retry_after_secs: 2,
+        ..Faults::default()
+    });
+    let r = api.get("/groups").await;
+    assert_eq!(r.status, 503);
+    assert_eq!(r.header("retry-after").as_deref(), Some("2"));
+    let url = format!("{}{PREFIX}/groups", sim.base_url());
+    sim.set_faults(Faults {
+        rate_reset: 1.0,
+        ..Faults::default()
+    });
+    assert!(api.http.get(&url).send().await.is_err());
+    assert_eq!(sim.requests().last().unwrap().status, 0);
+    sim.set_faults(Faults {
+        rate_truncate: 1.0,
+        ..Faults::default()
+    });
+    let nonce = api.nonce.lock().unwrap().clone().unwrap();
+    let uri = format!("{PREFIX}/groups");
+    let auth = authorization(
+        sim.public_key(),
+        sim.private_key(),
+        "GET",
+        &uri,
+        &nonce,
+        1000,
+    );
+    let r = api
+        .http
+        .get(&url)
+        .header("authorization", auth)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.bytes().await.is_err());
+    // Unauthenticated probes are never truncated: the challenge stays intact.
+    let r = api.raw("GET", &uri, None, None).await;
+    assert_eq!(r.status, 401);
+    assert!(r.json()["detail"].is_string());
+    assert_eq!(sim.faults().rate_truncate, 1.0);
+}

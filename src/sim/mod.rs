@@ -8,6 +8,23 @@
 //! function of the seed, and can inject faults (latency, 429/500/503, resets, truncated
 //! bodies, stale nonces, repeated pages, wrong totals).
 //!
+//! Conventions where the public sources leave a choice:
+//!
+//! - Measurements list their series in the catalog's (documented) order whatever the order
+//!   of the `m` parameters; repeated names count once. Data points sit on the granularity's
+//!   grid, `start <= t <= end` (for `period`, the window ends now). A rate series' first
+//!   point is null; a missed sample (about 0.3 %) is null in every series of the host.
+//!   One response holds at most 2 million points (else 400 `INVALID_PERIOD`).
+//! - A correct signature over a nonce the server does not know (or no longer accepts) is
+//!   answered `stale=true`; a replayed `(nonce, nc)` pair, a wrong key or a wrong `uri` get
+//!   `stale=false`. The 401 body's `errorCode` is `UNAUTHORIZED`.
+//! - Successes carry both `X-MongoDB-Service-Version` (the documented name) and
+//!   `X-Vendor-Service-Version`, with the same `gitHash=...; versionString=...` value.
+//! - Errors are never wrapped by `envelope=true`; they keep their HTTP status.
+//! - An unknown disk partition is 404 `DEVICE_NOT_FOUND`; a PATCH without
+//!   `acknowledgedUntil` is 400 `MISSING_ATTRIBUTE`; a method a route does not serve is 405
+//!   `METHOD_NOT_ALLOWED`.
+//!
 //! ```no_run
 //! use opsapi::sim::{SimConfig, Simulator};
 //!

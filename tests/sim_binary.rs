@@ -90,3 +90,19 @@ fn bad_arguments_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage: opsapi-sim"));
 }
+
+#[test]
+fn fault_options_are_checked() {
+    let out = Command::new(env!("CARGO_BIN_EXE_opsapi-sim"))
+        .args(["--port", "0", "--rate-429", "1.5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--rate-429"));
+    let out = Command::new(env!("CARGO_BIN_EXE_opsapi-sim"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--rate-truncate"));
+}

@@ -3,6 +3,8 @@
 //! ```text
 //! opsapi-sim --port 8080 --seed 0 [--projects N] [--hosts-per-project N]
 //!            [--global-alerts N] [--nonce-lifetime SECS] [--workers N] [--bind ADDR]
+//!            [--latency-ms MS] [--rate-429 P] [--rate-500 P] [--rate-503 P]
+//!            [--rate-reset P] [--rate-truncate P] [--retry-after SECS]
 //! ```
 //!
 //! Prints its base URL and both API key pairs, then serves until interrupted (Ctrl-C or
@@ -14,7 +16,9 @@ use std::time::Duration;
 use opsapi::sim::{SimConfig, Simulator};
 
 const USAGE: &str = "usage: opsapi-sim [--port PORT] [--seed SEED] [--projects N] \
-[--hosts-per-project N] [--global-alerts N] [--nonce-lifetime SECS] [--workers N] [--bind ADDR]";
+[--hosts-per-project N] [--global-alerts N] [--nonce-lifetime SECS] [--workers N] [--bind ADDR] \
+[--latency-ms MS] [--rate-429 P] [--rate-500 P] [--rate-503 P] [--rate-reset P] [--rate-truncate P] \
+[--retry-after SECS]";
 
 fn parse_args(args: &[String]) -> Result<SimConfig, String> {
     let mut config = SimConfig {
@@ -53,6 +57,23 @@ fn parse_args(args: &[String]) -> Result<SimConfig, String> {
             "--global-alerts" => config.global_alerts = num(&value)? as usize,
             "--nonce-lifetime" => config.nonce_lifetime = Duration::from_secs(num(&value)?),
             "--workers" => config.worker_threads = (num(&value)? as usize).max(1),
+            "--latency-ms" => config.faults.latency = Duration::from_millis(num(&value)?),
+            "--retry-after" => config.faults.retry_after_secs = num(&value)?,
+            "--rate-429" | "--rate-500" | "--rate-503" | "--rate-reset" | "--rate-truncate" => {
+                let p: f64 = value
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| (0.0..=1.0).contains(p))
+                    .ok_or_else(|| format!("{name}: not a share between 0 and 1: {value}"))?;
+                let f = &mut config.faults;
+                match name {
+                    "--rate-429" => f.rate_429 = p,
+                    "--rate-500" => f.rate_500 = p,
+                    "--rate-503" => f.rate_503 = p,
+                    "--rate-reset" => f.rate_reset = p,
+                    _ => f.rate_truncate = p,
+                }
+            }
             "--bind" => {
                 config.bind = value
                     .parse()

@@ -16,6 +16,9 @@ opsmanager = pytest.importorskip("opsmanager")
 
 @pytest.fixture
 def om(sim):
+    # The simulator may be shared by the session: start from no standing faults.
+    if hasattr(sim, "set_faults"):
+        sim.set_faults()
     client = opsmanager.OpsManagerClient(
         base_url=sim.base_url,
         public_key=sim.public_key,

@@ -4,19 +4,22 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/opsapi/target
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-DEV_TOOLS := "maturin>=1.16,<2" "polars>=1.30" pytest pytest-asyncio mypy ruff tqdm opsmanager
+DEV_TOOLS := "maturin>=1.16,<2" "polars>=1.30" pytest pytest-asyncio mypy ruff tqdm opsmanager \
+	nbclient nbformat nbconvert ipykernel altair
 
 .PHONY: test venv rust-lint rust-test python-build python-test stubtest python-lint demo clean-venv
 
 test: rust-lint rust-test python-build python-test stubtest python-lint
 	@echo "make test: all green"
 
-$(BIN)/maturin:
-	$(PYTHON) -m venv $(VENV)
+# Reinstalled when this Makefile (and so the tool list) changes.
+$(VENV)/.tools: Makefile
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q $(DEV_TOOLS)
+	touch $@
 
-venv: $(BIN)/maturin
+venv: $(VENV)/.tools
 
 rust-lint:
 	cargo fmt --check
@@ -40,8 +43,10 @@ python-lint: venv
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
 
-demo:
-	@echo "make demo: not yet (owned by the demo work)"
+# The capacity analysis against the built-in simulator: out/capacity.html and the five
+# partitions closest to full.
+demo: python-build
+	$(BIN)/python -m opsapi.demo --out out
 
 clean-venv:
 	rm -rf $(VENV)

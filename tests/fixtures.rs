@@ -228,7 +228,7 @@ fn error_bodies_of_the_docs_become_api_errors() {
         let e = opsapi::ApiError::from_response(status, &fixture(name), None);
         assert_eq!(e.error_code.as_deref(), code, "{name}");
         assert!(e.detail.is_some(), "{name}");
-        assert_eq!(e.reason.is_some(), true, "{name}");
+        assert!(e.reason.is_some(), "{name}");
     }
     let e = opsapi::ApiError::from_response(429, &fixture("error-429-atlas-v2.json"), None);
     assert_eq!(e.parameters[1], 55);

@@ -367,7 +367,7 @@ async fn parquet_pulls_are_hive_partitioned_and_read_back_equal() {
     let (sim, c) = sim_and_client(SimConfig::default());
     let world = sim.world();
     let h = &world.hosts[0];
-    let targets = vec![
+    let targets = [
         Target::host(&h.group_id, &h.id),
         Target::disk(&h.group_id, &h.id, &h.partitions[0].name),
     ];

@@ -85,6 +85,14 @@ class Simulator:
     def clear_requests(self) -> None:
         self._sim.clear_requests()
 
+    def partition_truth(self) -> list[dict[str, Any]]:
+        """The seeded growth of every disk partition: dicts with ``group_id``, ``host_id``,
+        ``process_id``, ``partition_name``, ``capacity_bytes``, ``growth_bytes_per_day``,
+        ``used_bytes_at_anchor``, ``noise_bytes``, ``growth`` (``fast``, ``slow``, ``flat`` or
+        ``noisy``) and ``anchor`` (the instant the seeded times are relative to). This is the
+        truth a capacity forecast against the simulator should find."""
+        return self._sim.partition_truth()
+
     def set_faults(self, **faults: Any) -> None:
         """Standing faults: ``latency`` (seconds), ``rate_429``, ``rate_500``, ``rate_503``,
         ``rate_reset``, ``rate_truncate`` (probabilities), ``retry_after_secs``. Call with no

@@ -12,11 +12,11 @@ pub struct Hosts<'c> {
 }
 
 pub(crate) fn host_path(group_id: &str, host_id: &str) -> Result<PathBuilder> {
-    Ok(PathBuilder::new()
+    PathBuilder::new()
         .lit("groups")
         .id("group_id", group_id)?
         .lit("hosts")
-        .id("host_id", host_id)?)
+        .id("host_id", host_id)
 }
 
 impl Hosts<'_> {

@@ -269,8 +269,8 @@ impl EventDiffParam {
     fn param(&self) -> Option<String> {
         self.inner.param.clone()
     }
-    #[getter]
-    fn new(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    #[getter(new)]
+    fn new_value(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         opt_json(py, &self.inner.new)
     }
     #[getter]

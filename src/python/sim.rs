@@ -122,6 +122,29 @@ impl PySimulator {
             .collect()
     }
 
+    /// The seeded disk growth of every partition (the truth a capacity forecast should
+    /// find): one dict per partition.
+    fn partition_truth<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let truth = self.with(|s| s.partition_truth())?;
+        truth
+            .into_iter()
+            .map(|t| {
+                let d = PyDict::new(py);
+                d.set_item("group_id", &t.group_id)?;
+                d.set_item("host_id", &t.host_id)?;
+                d.set_item("process_id", &t.process_id)?;
+                d.set_item("partition_name", &t.partition_name)?;
+                d.set_item("capacity_bytes", t.capacity_bytes)?;
+                d.set_item("growth_bytes_per_day", t.growth_bytes_per_day)?;
+                d.set_item("used_bytes_at_anchor", t.used_bytes_at_anchor)?;
+                d.set_item("noise_bytes", t.noise_bytes)?;
+                d.set_item("growth", format!("{:?}", t.growth).to_lowercase())?;
+                d.set_item("anchor", t.anchor)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
     fn clear_requests(&self) -> PyResult<()> {
         self.with(|s| s.clear_requests())
     }

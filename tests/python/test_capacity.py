@@ -245,31 +245,16 @@ def test_forecast_covers_every_simulated_partition(sim) -> None:
     assert set(out.select(capacity._PARTITION).iter_rows()) == set(targets)
 
 
-def _has_partition_truth() -> bool:
-    try:
-        from opsapi.testing import Simulator
-    except ImportError:
-        return False
-    return hasattr(Simulator, "partition_truth")
-
-
-@pytest.mark.skipif(
-    not _has_partition_truth(),
-    reason="opsapi.testing.Simulator.partition_truth() is not exposed to Python yet",
-)
 def test_fastest_filling_disk_matches_seeded_growth(sim) -> None:
     frame, _ = _pull_disks(sim)
     out = capacity.disk_forecast(frame, window="14d")
     truth = pl.DataFrame(
         [
             {
-                k: getattr(t, k) if not isinstance(t, dict) else t[k]
-                for k in ("group_id", "host_id", "partition_name")
-            }
-            | {
-                "growth": (
-                    t["growth_bytes_per_day"] if isinstance(t, dict) else t.growth_bytes_per_day
-                )
+                "group_id": t["group_id"],
+                "host_id": t["host_id"],
+                "partition_name": t["partition_name"],
+                "growth": t["growth_bytes_per_day"],
             }
             for t in sim.partition_truth()
         ]

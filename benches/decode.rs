@@ -1,0 +1,69 @@
+//! Decode throughput: measurement JSON into columns and into a long DataFrame, against
+//! `serde_json::Value` parsing of the same bytes in the same run. Target: >= 500 MB/s.
+
+mod common;
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use opsapi::frame::Shape;
+use opsapi::{decode_model, Measurements};
+
+fn body() -> bytes::Bytes {
+    let sim = common::fleet_sim(1);
+    let (g, h) = common::host_targets(&sim, 1).remove(0);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let raw = common::RawClient::new(&sim);
+    rt.block_on(raw.get(&common::measurements_target(&g, &h)))
+}
+
+fn decode(c: &mut Criterion) {
+    let body = body();
+    let mb = body.len() as f64 / 1e6;
+    let mut group = c.benchmark_group("decode");
+    group.throughput(Throughput::Bytes(body.len() as u64));
+    group.bench_function("serde_json_value", |b| {
+        b.iter(|| black_box(serde_json::from_slice::<serde_json::Value>(&body).unwrap()))
+    });
+    group.bench_function("opsapi_measurements", |b| {
+        b.iter(|| black_box(decode_model::<Measurements>(&body).unwrap()))
+    });
+    group.bench_function("opsapi_long_frame", |b| {
+        b.iter(|| {
+            let m = decode_model::<Measurements>(&body).unwrap();
+            black_box(m.to_frame(Shape::Long).unwrap())
+        })
+    });
+    group.finish();
+
+    // The same three, timed side by side, as ratios.
+    let value = common::median_secs(21, || {
+        black_box(serde_json::from_slice::<serde_json::Value>(&body).unwrap());
+    });
+    let cols = common::median_secs(21, || {
+        black_box(decode_model::<Measurements>(&body).unwrap());
+    });
+    let frame = common::median_secs(21, || {
+        let m = decode_model::<Measurements>(&body).unwrap();
+        black_box(m.to_frame(Shape::Long).unwrap());
+    });
+    println!("\nsummary (body {mb:.2} MB, {} data points):", {
+        decode_model::<Measurements>(&body)
+            .unwrap()
+            .data_point_count()
+    });
+    println!("  serde_json::Value   {:>7.0} MB/s", mb / value);
+    println!(
+        "  opsapi columns      {:>7.0} MB/s  ({:.2}x serde_json::Value)",
+        mb / cols,
+        value / cols
+    );
+    println!(
+        "  opsapi long frame   {:>7.0} MB/s  ({:.2}x serde_json::Value; target >= 500 MB/s)",
+        mb / frame,
+        value / frame
+    );
+}
+
+criterion_group!(benches, decode);
+criterion_main!(benches);

@@ -78,6 +78,53 @@ impl IsoDuration {
         })
     }
 
+    /// Parses an ISO 8601 duration or a short form as people type it: `30s`, `30m`, `4h`,
+    /// `2d`, `1w`, `1.5h`, `500ms` (case-insensitive), naming `argument` in the error.
+    ///
+    /// ```
+    /// use opsapi::IsoDuration;
+    /// assert_eq!(IsoDuration::parse_lenient("for", "4h").unwrap().to_string(), "PT4H");
+    /// assert_eq!(IsoDuration::parse_lenient("for", "1.5d").unwrap().to_string(), "P1DT12H");
+    /// assert_eq!(IsoDuration::parse_lenient("for", "P1W").unwrap().to_string(), "P1W");
+    /// assert!(IsoDuration::parse_lenient("for", "4 hours").is_err());
+    /// ```
+    pub fn parse_lenient(argument: &str, s: &str) -> Result<Self> {
+        let t = s.trim();
+        let not_a_duration = |why: &str| {
+            Error::invalid_argument(
+                argument,
+                format!(
+                    "`{s}` is not a duration{why}: use 30m, 4h, 2d, 1w or ISO 8601 such as PT4H"
+                ),
+            )
+        };
+        if t.starts_with(['P', 'p']) {
+            return t
+                .to_ascii_uppercase()
+                .parse::<Self>()
+                .map_err(|why| not_a_duration(&format!(" ({why})")));
+        }
+        let split = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(t.len());
+        let (number, unit) = t.split_at(split);
+        let seconds_per = match unit.trim().to_ascii_lowercase().as_str() {
+            "w" => 604_800.0,
+            "d" => 86_400.0,
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 0.001,
+            _ => f64::NAN,
+        };
+        match number.parse::<f64>() {
+            Ok(n) if n.is_finite() && seconds_per.is_finite() && n * seconds_per < 1e12 => Ok(
+                Self::from_std(std::time::Duration::from_secs_f64(n * seconds_per)),
+            ),
+            _ => Err(not_a_duration("")),
+        }
+    }
+
     /// A duration of whole seconds, written in its largest exact units (`PT1M`, `P1D`).
     pub fn from_seconds(total: u64) -> Self {
         let mut d = Self {
@@ -627,7 +674,7 @@ impl Acknowledgement {
     ) -> Result<Self> {
         let until = match (until, duration, forever) {
             (Some(t), None, false) => AckUntil::Until(t),
-            (None, Some(d), false) => AckUntil::For(IsoDuration::parse("duration", d)?),
+            (None, Some(d), false) => AckUntil::For(IsoDuration::parse_lenient("duration", d)?),
             (None, None, true) => AckUntil::Forever,
             (None, None, false) => {
                 return Err(Error::invalid_argument(

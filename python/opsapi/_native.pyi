@@ -17,6 +17,7 @@ _Progress = Union[bool, Callable[[int, int, str, bool], object], None]
 _FleetResult = Union[pl.DataFrame, tuple[pl.DataFrame, pl.DataFrame]]
 
 def _shutdown() -> None: ...
+def parse_duration(text: _Duration) -> timedelta: ...
 
 @final
 class Link:

@@ -37,7 +37,7 @@ pub struct CurrentValue {
 /// ```
 /// let alert: opsapi::Alert = opsapi::decode_model(br#"{"id":"a1","status":"OPEN","created":"2014-04-22T15:57:13.562Z","currentValue":{"number":0.0,"units":"RAW"},"brandNew":1}"#).unwrap();
 /// assert_eq!(alert.status, Some(opsapi::AlertStatus::Open));
-/// assert_eq!(alert.current_value.unwrap().units.as_deref(), Some("RAW"));
+/// assert_eq!(alert.current_value.as_ref().unwrap().units.as_deref(), Some("RAW"));
 /// // Fields this library does not know are kept.
 /// assert_eq!(alert.raw()["brandNew"], 1);
 /// # use opsapi::Model;

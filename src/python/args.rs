@@ -108,3 +108,32 @@ pub(crate) fn string(
         Err(_) => Err(invalid_argument(py, argument, "must be a str")),
     }
 }
+
+/// `parse_duration(text)`: an ISO 8601 duration (`PT4H`) or a short form (`30m`, `4h`, `2d`,
+/// `1w`) as a `timedelta`; a `timedelta` is returned as it is. Months and years are refused:
+/// their length depends on the calendar.
+#[pyfunction]
+pub(crate) fn parse_duration(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<TimeDelta> {
+    if text.is_instance_of::<PyDelta>() {
+        return text.extract();
+    }
+    let s: String = text.extract().map_err(|_| {
+        invalid_argument(
+            py,
+            "duration",
+            "must be a string such as \"4h\" or \"PT4H\", or a timedelta",
+        )
+    })?;
+    let d =
+        IsoDuration::parse_lenient("duration", &s).map_err(|e| super::errors::to_py_err(py, e))?;
+    let secs = d.fixed_seconds().ok_or_else(|| {
+        invalid_argument(
+            py,
+            "duration",
+            format!(
+                "`{s}` is not a duration of fixed length: months and years depend on the calendar"
+            ),
+        )
+    })?;
+    Ok(TimeDelta::milliseconds((secs * 1000.0).round() as i64))
+}

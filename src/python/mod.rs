@@ -16,6 +16,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     logging::install();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(runtime::_shutdown, m)?)?;
+    m.add_function(wrap_pyfunction!(args::parse_duration, m)?)?;
     m.add_class::<client::Client>()?;
     m.add_class::<client::AsyncClient>()?;
     m.add_class::<client::AccessList>()?;

@@ -50,3 +50,14 @@ demo: python-build
 
 clean-venv:
 	rm -rf $(VENV)
+
+# Benchmarks against what users would pick instead (issue 7): bench/RESULTS.md, also printed.
+# Not a test. The bench's own dependencies go into the venv here, not into the library's.
+BENCH_DEPS := opsmanager requests
+.PHONY: bench bench-deps
+
+bench-deps: venv
+	$(BIN)/pip install -q $(BENCH_DEPS)
+
+bench: bench-deps python-build
+	timeout 480 $(BIN)/python bench/run.py --out bench/RESULTS.md

@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 DEV_TOOLS := "maturin>=1.16,<2" "polars>=1.30" pytest pytest-asyncio mypy ruff tqdm opsmanager \
-	nbclient nbformat nbconvert ipykernel altair
+	nbclient nbformat nbconvert ipykernel altair vl-convert-python
 
 .PHONY: test venv rust-lint rust-test python-build python-test stubtest python-lint demo clean-venv
 

@@ -4,7 +4,8 @@ Executes ``notebooks/capacity.ipynb`` with nbclient, writes the HTML report (tab
 code hidden) to ``<out>/capacity.html`` next to the Parquet files the notebook writes, and
 prints the five partitions closest to full.
 
-Needs ``nbclient``, ``nbformat``, ``nbconvert``, ``ipykernel`` and ``altair``.
+Needs ``nbclient``, ``nbformat``, ``nbconvert``, ``ipykernel``, ``altair`` and
+``vl-convert-python``.
 
 Example::
 
@@ -24,9 +25,17 @@ from typing import Optional
 _CREDENTIALS = ("OPSAPI_BASE_URL", "OPSAPI_PUBLIC_KEY", "OPSAPI_PRIVATE_KEY", "OPSAPI_CA_FILE")
 
 
-def _default_notebook() -> Path:
-    # python/opsapi/demo.py -> <repo>/notebooks/capacity.ipynb
-    return Path(__file__).resolve().parents[2] / "notebooks" / "capacity.ipynb"
+def _notebook_candidates() -> list[Path]:
+    # From a checkout (``make demo`` runs in the repository), or next to the sources when the
+    # package is installed in editable mode: python/opsapi/demo.py -> <repo>/notebooks/.
+    return [
+        Path.cwd() / "notebooks" / "capacity.ipynb",
+        Path(__file__).resolve().parents[2] / "notebooks" / "capacity.ipynb",
+    ]
+
+
+def _default_notebook() -> Optional[Path]:
+    return next((p for p in _notebook_candidates() if p.is_file()), None)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -48,12 +57,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from nbconvert import HTMLExporter
     except ImportError as e:
         print(
-            f"error: {e.name} is missing; install nbclient nbformat nbconvert ipykernel altair",
+            f"error: {e.name} is missing; install nbclient nbformat nbconvert ipykernel "
+            "altair vl-convert-python",
             file=sys.stderr,
         )
         return 2
-    if not args.notebook.is_file():
-        print(f"error: notebook not found: {args.notebook}", file=sys.stderr)
+    if args.notebook is None or not args.notebook.is_file():
+        tried = [args.notebook] if args.notebook else _notebook_candidates()
+        print(
+            "error: notebook not found (tried "
+            + ", ".join(str(p) for p in tried)
+            + "); run from the repository or pass --notebook",
+            file=sys.stderr,
+        )
         return 2
 
     out = Path(args.out).resolve()

@@ -20,6 +20,19 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _hwm_mb() -> float:
+    """VmHWM, this process image's own peak (a cross-check: ru_maxrss also counts the parent's
+    RSS at fork time, which is why the orchestrator stays small)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
 # ---- measurements: one long frame -----------------------------------------------------------
 
 LONG_SCHEMA = [
@@ -309,6 +322,7 @@ def main() -> None:
         "seconds": seconds,
         "rss_mb": _rss_mb(),
         "base_rss_mb": base_rss,
+        "hwm_mb": _hwm_mb(),
         "rows": _rows(result),
         "bytes": result if isinstance(result, int) else None,
     }

@@ -90,3 +90,15 @@ __all__ = [
 # Stop the shared tokio runtime before the interpreter finalizes: worker threads that touch
 # Python during finalization can abort the process.
 atexit.register(_native._shutdown)
+
+_SUBMODULES = frozenset({"capacity", "cli", "demo", "exceptions", "testing"})
+
+
+def __getattr__(name: str) -> object:
+    # `import opsapi` then `opsapi.testing.Simulator(...)` works without importing every
+    # submodule up front.
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -378,3 +378,12 @@ def test_gil_is_released_during_a_slow_call(sim):
         t.join()
         sim.set_faults()
     assert len(ticks) >= 20
+
+
+def test_submodules_are_reachable_from_the_package() -> None:
+    import subprocess
+    import sys
+
+    code = "import opsapi; print(opsapi.testing.Simulator.__name__, opsapi.capacity.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["Simulator", "opsapi.capacity"]

@@ -129,6 +129,38 @@ impl LongFrameBuilder {
         Ok(())
     }
 
+    /// Appends another builder's chunks (no copy of the data).
+    pub(crate) fn append(&mut self, other: Self) -> Result<()> {
+        self.group_id
+            .append_owned(other.group_id)
+            .map_err(polars_err)?;
+        self.host_id
+            .append_owned(other.host_id)
+            .map_err(polars_err)?;
+        self.process_id
+            .append_owned(other.process_id)
+            .map_err(polars_err)?;
+        self.partition_name
+            .append_owned(other.partition_name)
+            .map_err(polars_err)?;
+        self.measurement
+            .append_owned(other.measurement)
+            .map_err(polars_err)?;
+        self.units.append_owned(other.units).map_err(polars_err)?;
+        self.timestamp
+            .append_owned(other.timestamp)
+            .map_err(polars_err)?;
+        self.value.append_owned(other.value).map_err(polars_err)?;
+        Ok(())
+    }
+
+    /// The builder of one result.
+    pub(crate) fn of(m: &Measurements) -> Result<Self> {
+        let mut b = Self::new();
+        b.push(m)?;
+        Ok(b)
+    }
+
     pub(crate) fn finish(self) -> Result<DataFrame> {
         let height = self.value.len();
         let ts = self

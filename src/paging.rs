@@ -10,6 +10,35 @@ use crate::decode::{decode_page, Page};
 use crate::error::{Error, Result};
 use crate::models::Model;
 
+/// A spawned task that is aborted when its handle is dropped: a pull that fails or is
+/// cancelled (Ctrl-C in Python drops the future) leaves nothing running behind it.
+pub(crate) struct OwnedTask<T>(tokio::task::JoinHandle<Result<T>>);
+
+impl<T> Drop for OwnedTask<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl<T> std::future::Future for OwnedTask<T> {
+    type Output = Result<T>;
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<T>> {
+        std::pin::Pin::new(&mut self.0).poll(cx).map(|joined| {
+            joined.unwrap_or_else(|e| Err(Error::Config(format!("a request task failed: {e}"))))
+        })
+    }
+}
+
+/// Runs `fut` on the runtime's worker threads (decoding in parallel), owned by the handle.
+pub(crate) fn spawn_owned<T: Send + 'static>(
+    fut: impl std::future::Future<Output = Result<T>> + Send + 'static,
+) -> OwnedTask<T> {
+    OwnedTask(tokio::spawn(fut))
+}
+
 /// Items per page requested: the service's maximum.
 pub const ITEMS_PER_PAGE: u32 = 500;
 
@@ -143,10 +172,15 @@ pub(crate) async fn list_all<T: Model>(client: &Client, req: Request) -> Result<
     // The server may cap itemsPerPage below what was asked; the first page tells its size.
     let per_page = got;
     let pages = total.div_ceil(per_page);
+    // Each page is fetched and decoded in a task of its own: decoding runs on every worker.
     let rest: Vec<(u64, Page<T>)> = stream::iter(2..=pages)
         .map(|p| {
-            let req = &req;
-            async move { fetch_page::<T>(client, req, p).await.map(|page| (p, page)) }
+            let (client, req) = (client.clone(), req.clone());
+            spawn_owned(async move {
+                fetch_page::<T>(&client, &req, p)
+                    .await
+                    .map(|page| (p, page))
+            })
         })
         .buffered(client.max_concurrency())
         .try_collect()

@@ -105,12 +105,19 @@ impl MeasurementsApi<'_> {
             .map(|t| target_request(t, query))
             .collect::<Result<Vec<_>>>()?;
         let total = targets.len();
-        let client = self.client;
-        let mut results = stream::iter(requests.into_iter().enumerate())
-            .map(|(i, req)| async move { (i, client.get_model::<Measurements>(req).await) })
-            .buffered(client.max_concurrency());
+        let shape = options.shape;
+        // Each target is fetched, decoded and turned into frame chunks in a task of its own,
+        // so that decoding runs on every worker thread, not only on the one driving this loop.
+        let mut results = spawned(
+            self.client,
+            requests,
+            move |_, m: Measurements| match shape {
+                Shape::Long => frame::LongFrameBuilder::of(&m).map(Part::Long),
+                Shape::Wide => Ok(Part::Wide(m)),
+            },
+        );
         let mut failures = Vec::new();
-        let mut long = (options.shape == Shape::Long).then(frame::LongFrameBuilder::new);
+        let mut long = frame::LongFrameBuilder::new();
         let mut kept: Vec<Measurements> = Vec::new();
         let mut done = 0;
         while let Some((i, result)) = results.next().await {
@@ -125,10 +132,8 @@ impl MeasurementsApi<'_> {
                 });
             }
             match result {
-                Ok(m) => match &mut long {
-                    Some(b) => b.push(&m)?,
-                    None => kept.push(m),
-                },
+                Ok(Part::Long(b)) => long.append(b)?,
+                Ok(Part::Wide(m)) => kept.push(m),
                 Err(error) if options.keep_going => failures.push(TargetFailure {
                     target: target.clone(),
                     error,
@@ -136,9 +141,9 @@ impl MeasurementsApi<'_> {
                 Err(error) => return Err(error),
             }
         }
-        let frame = match long {
-            Some(b) => b.finish()?,
-            None => frame::wide_fleet_frame(&kept)?,
+        let frame = match shape {
+            Shape::Long => long.finish()?,
+            Shape::Wide => frame::wide_fleet_frame(&kept)?,
         };
         Ok(FleetResult { frame, failures })
     }
@@ -187,10 +192,15 @@ impl MeasurementsApi<'_> {
             .map(|t| target_request(t, query))
             .collect::<Result<Vec<_>>>()?;
         let total = targets.len();
-        let client = self.client;
-        let mut results = stream::iter(requests.into_iter().enumerate())
-            .map(|(i, req)| async move { (i, client.get_model::<Measurements>(req).await) })
-            .buffered(client.max_concurrency());
+        let paths: Vec<std::path::PathBuf> = targets
+            .iter()
+            .map(|t| frame::parquet_path(root, t))
+            .collect();
+        // Encoding and compressing are CPU work too: done in the target's own task.
+        let mut results = spawned(self.client, requests, move |i, m: Measurements| {
+            let path = paths[i].clone();
+            frame::write_parquet_file(&path, &m).map(|rows| (path, rows))
+        });
         let mut out = ParquetPull {
             files: Vec::new(),
             rows: 0,
@@ -209,17 +219,7 @@ impl MeasurementsApi<'_> {
                 });
             }
             match result {
-                Ok(m) => {
-                    let path = frame::parquet_path(root, target);
-                    let write = |path: std::path::PathBuf, m: Measurements| {
-                        frame::write_parquet_file(&path, &m).map(|rows| (path, rows))
-                    };
-                    // Encoding and compressing are CPU work: keep them off the I/O threads.
-                    let (path, rows) = tokio::task::spawn_blocking(move || write(path, m))
-                        .await
-                        .map_err(|e| {
-                        crate::Error::Config(format!("writing Parquet failed: {e}"))
-                    })??;
+                Ok((path, rows)) => {
                     out.files.push(path);
                     out.rows += rows;
                 }
@@ -232,4 +232,37 @@ impl MeasurementsApi<'_> {
         }
         Ok(out)
     }
+}
+
+/// What a fleet task hands back: the frame chunks of one target, or its measurements.
+enum Part {
+    Long(frame::LongFrameBuilder),
+    Wide(Measurements),
+}
+
+/// Fetches every request in a task of its own (at most `max_concurrency` at once, results in
+/// request order) and applies `then(index, result)` to each decoded result inside that task.
+fn spawned<T, F>(
+    client: &Client,
+    requests: Vec<Request>,
+    then: F,
+) -> impl futures_util::Stream<Item = (usize, Result<T>)> + '_
+where
+    T: Send + 'static,
+    F: Fn(usize, Measurements) -> Result<T> + Send + Sync + 'static,
+{
+    let then = std::sync::Arc::new(then);
+    stream::iter(requests.into_iter().enumerate())
+        .map(move |(i, req)| {
+            let client = client.clone();
+            let then = then.clone();
+            async move {
+                let task = crate::paging::spawn_owned(async move {
+                    let m = client.get_model::<Measurements>(req).await?;
+                    then(i, m)
+                });
+                (i, task.await)
+            }
+        })
+        .buffered(client.max_concurrency())
 }

@@ -301,6 +301,14 @@ impl DigestSession {
         &self.credentials
     }
 
+    /// Whether a challenge is known, so that requests can be signed up front.
+    pub fn has_challenge(&self) -> bool {
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+    }
+
     /// Signs a request with the current challenge, or returns `None` when there is none yet.
     ///
     /// `uri` is the request target exactly as sent (path and query).

@@ -217,6 +217,7 @@ impl ClientBuilder {
                 retry_backoff: self.retry_backoff,
                 max_retry_wait: self.max_retry_wait,
                 server_version: RwLock::new(None),
+                handshake: tokio::sync::Mutex::new(()),
             }),
         })
     }
@@ -281,6 +282,10 @@ pub(crate) struct Inner {
     retry_backoff: Duration,
     max_retry_wait: Duration,
     server_version: RwLock<Option<ServiceVersion>>,
+    /// Held by the one request that fetches the first Digest challenge of a fresh client, so
+    /// that concurrent requests (paging, fleet pulls) wait for it and go out signed instead of
+    /// each collecting a 401 of its own.
+    handshake: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for Client {
@@ -503,6 +508,14 @@ impl Client {
         let method = req.method.as_str();
         let mut attempt: u32 = 0;
         let mut rechallenged = false;
+        // A fresh client knows no challenge yet: one request fetches it, the others wait.
+        let mut handshake = match &inner.session {
+            Some(s) if !s.has_challenge() => {
+                let guard = inner.handshake.lock().await;
+                (!s.has_challenge()).then_some(guard)
+            }
+            _ => None,
+        };
         loop {
             let signed = inner.session.as_ref().and_then(|s| s.sign(method, &target));
             let mut rb = inner
@@ -549,6 +562,7 @@ impl Client {
                             "digest challenge"
                         );
                         session.update(challenge);
+                        drop(handshake.take());
                         rechallenged = true;
                         // Drain the 401 body so the connection can be reused.
                         let _ = resp.bytes().await;
@@ -557,6 +571,7 @@ impl Client {
                 }
             }
 
+            drop(handshake.take());
             let retryable_status = matches!(status.as_u16(), 429 | 502 | 503 | 504);
             let retry_after = parse_retry_after(&headers);
             if retryable_status && attempt < inner.max_retries {

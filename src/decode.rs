@@ -33,8 +33,8 @@ pub(crate) fn decode_model_at<T: Model>(path: &str, body: &[u8]) -> Result<T> {
 }
 
 fn decode_measurements(path: &str, body: &[u8]) -> Result<Measurements> {
-    match serde_json::from_slice::<Measurements>(body) {
-        Ok(m) => Ok(m),
+    match serde_json::from_slice::<crate::models::FastMeasurements>(body) {
+        Ok(m) => Ok(m.0),
         Err(first) => {
             let mut de = serde_json::Deserializer::from_slice(body);
             match serde_path_to_error::deserialize::<_, Measurements>(&mut de) {

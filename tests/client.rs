@@ -775,3 +775,25 @@ async fn envelope_answers_decode_too() {
     let h: opsapi::Host = opsapi::decode_model(body).unwrap();
     assert_eq!(h.hostname.as_deref(), Some("h"));
 }
+
+#[tokio::test]
+async fn a_fresh_client_pulling_concurrently_is_challenged_once() {
+    let sim = sim();
+    let c = client(&sim);
+    let world = sim.world();
+    let targets: Vec<opsapi::frame::Target> = world
+        .hosts
+        .iter()
+        .take(10)
+        .map(|h| opsapi::frame::Target::host(&h.group_id, &h.id))
+        .collect();
+    let q = MeasurementsQuery::period(Granularity::PT1H, "PT6H".parse().unwrap())
+        .metrics(["CONNECTIONS"]);
+    c.measurements()
+        .fleet(&targets, &q, &opsapi::frame::FleetOptions::new())
+        .await
+        .unwrap();
+    let statuses: Vec<u16> = sim.requests().iter().map(|r| r.status).collect();
+    assert_eq!(statuses.len(), 11, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == 401).count(), 1);
+}

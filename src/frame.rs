@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
+use polars_arrow::array::MutableBinaryViewArray;
 
 use crate::error::{Error, Result};
 use crate::models::{Alert, Event, Host, Measurements};
@@ -58,99 +59,70 @@ fn datetime_dtype() -> DataType {
     DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
 }
 
-fn str_full(name: &str, value: Option<&str>, len: usize) -> StringChunked {
-    match value {
-        Some(v) => StringChunked::full(name.into(), v, len),
-        None => StringChunked::full_null(name.into(), len),
-    }
+/// The key columns of one series: the same value on each of its `len` rows.
+struct Run {
+    group_id: Option<Arc<str>>,
+    host_id: Option<Arc<str>>,
+    process_id: Option<Arc<str>>,
+    partition_name: Option<Arc<str>>,
+    measurement: Arc<str>,
+    units: Option<Arc<str>>,
+    len: usize,
 }
 
-/// Accumulates the long shape series by series: the per-series columns are appended as
-/// chunks and joined once at the end.
+/// Accumulates the long shape series by series: the key columns as runs, timestamps and
+/// values as flat vectors. `finish` builds each column once, as one chunk: a string column
+/// stores each distinct value once and repeats its 16-byte view.
 pub(crate) struct LongFrameBuilder {
-    group_id: StringChunked,
-    host_id: StringChunked,
-    process_id: StringChunked,
-    partition_name: StringChunked,
-    measurement: StringChunked,
-    units: StringChunked,
-    timestamp: Int64Chunked,
-    value: Float64Chunked,
+    runs: Vec<Run>,
+    timestamps: Vec<i64>,
+    values: Vec<Option<f64>>,
 }
 
 impl LongFrameBuilder {
     pub(crate) fn new() -> Self {
         Self {
-            group_id: StringChunked::full_null("group_id".into(), 0),
-            host_id: StringChunked::full_null("host_id".into(), 0),
-            process_id: StringChunked::full_null("process_id".into(), 0),
-            partition_name: StringChunked::full_null("partition_name".into(), 0),
-            measurement: StringChunked::full_null("measurement".into(), 0),
-            units: StringChunked::full_null("units".into(), 0),
-            timestamp: Int64Chunked::from_vec("timestamp".into(), Vec::new()),
-            value: Float64Chunked::from_vec("value".into(), Vec::new()),
+            runs: Vec::new(),
+            timestamps: Vec::new(),
+            values: Vec::new(),
         }
     }
 
     pub(crate) fn push(&mut self, m: &Measurements) -> Result<()> {
+        let arc = |s: &Option<String>| s.as_deref().map(Arc::<str>::from);
+        let (group_id, host_id) = (arc(&m.group_id), arc(&m.host_id));
+        let (process_id, partition_name) = (arc(&m.process_id), arc(&m.partition_name));
+        let points = m.data_point_count();
+        self.timestamps.reserve(points);
+        self.values.reserve(points);
         for s in &m.series {
-            let n = s.len();
-            if n == 0 {
+            if s.is_empty() {
                 continue;
             }
-            self.group_id
-                .append_owned(str_full("group_id", m.group_id.as_deref(), n))
-                .map_err(polars_err)?;
-            self.host_id
-                .append_owned(str_full("host_id", m.host_id.as_deref(), n))
-                .map_err(polars_err)?;
-            self.process_id
-                .append_owned(str_full("process_id", m.process_id.as_deref(), n))
-                .map_err(polars_err)?;
-            self.partition_name
-                .append_owned(str_full("partition_name", m.partition_name.as_deref(), n))
-                .map_err(polars_err)?;
-            self.measurement
-                .append_owned(str_full("measurement", Some(&s.name), n))
-                .map_err(polars_err)?;
-            self.units
-                .append_owned(str_full("units", s.units.as_deref(), n))
-                .map_err(polars_err)?;
-            self.timestamp
-                .append_owned(Int64Chunked::from_slice("timestamp".into(), &s.timestamps))
-                .map_err(polars_err)?;
-            self.value
-                .append_owned(Float64Chunked::from_slice_options(
-                    "value".into(),
-                    &s.values,
-                ))
-                .map_err(polars_err)?;
+            self.runs.push(Run {
+                group_id: group_id.clone(),
+                host_id: host_id.clone(),
+                process_id: process_id.clone(),
+                partition_name: partition_name.clone(),
+                measurement: Arc::from(s.name.as_str()),
+                units: s.units.as_deref().map(Arc::from),
+                len: s.len(),
+            });
+            self.timestamps.extend_from_slice(&s.timestamps);
+            self.values.extend_from_slice(&s.values);
         }
         Ok(())
     }
 
-    /// Appends another builder's chunks (no copy of the data).
+    /// Appends another builder's rows.
     pub(crate) fn append(&mut self, other: Self) -> Result<()> {
-        self.group_id
-            .append_owned(other.group_id)
-            .map_err(polars_err)?;
-        self.host_id
-            .append_owned(other.host_id)
-            .map_err(polars_err)?;
-        self.process_id
-            .append_owned(other.process_id)
-            .map_err(polars_err)?;
-        self.partition_name
-            .append_owned(other.partition_name)
-            .map_err(polars_err)?;
-        self.measurement
-            .append_owned(other.measurement)
-            .map_err(polars_err)?;
-        self.units.append_owned(other.units).map_err(polars_err)?;
-        self.timestamp
-            .append_owned(other.timestamp)
-            .map_err(polars_err)?;
-        self.value.append_owned(other.value).map_err(polars_err)?;
+        if self.runs.is_empty() {
+            *self = other;
+            return Ok(());
+        }
+        self.runs.extend(other.runs);
+        self.timestamps.extend_from_slice(&other.timestamps);
+        self.values.extend_from_slice(&other.values);
         Ok(())
     }
 
@@ -161,22 +133,31 @@ impl LongFrameBuilder {
         Ok(b)
     }
 
+    fn string_column(&self, name: &str, key: impl Fn(&Run) -> Option<&str>) -> Column {
+        let mut arr = MutableBinaryViewArray::<str>::with_capacity(self.timestamps.len());
+        for run in &self.runs {
+            match key(run) {
+                Some(v) => arr.extend_constant(run.len, Some(v)),
+                // extend_constant(n, None) extends the validity but not the views.
+                None => arr.extend_null(run.len),
+            }
+        }
+        StringChunked::with_chunk(name.into(), arr.freeze()).into_column()
+    }
+
     pub(crate) fn finish(self) -> Result<DataFrame> {
-        let height = self.value.len();
-        let ts = self
-            .timestamp
-            .rechunk()
-            .into_owned()
-            .into_datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC));
+        let height = self.timestamps.len();
         let columns = vec![
-            self.group_id.rechunk().into_owned().into_column(),
-            self.host_id.rechunk().into_owned().into_column(),
-            self.process_id.rechunk().into_owned().into_column(),
-            self.partition_name.rechunk().into_owned().into_column(),
-            self.measurement.rechunk().into_owned().into_column(),
-            self.units.rechunk().into_owned().into_column(),
-            ts.into_column(),
-            self.value.rechunk().into_owned().into_column(),
+            self.string_column("group_id", |r| r.group_id.as_deref()),
+            self.string_column("host_id", |r| r.host_id.as_deref()),
+            self.string_column("process_id", |r| r.process_id.as_deref()),
+            self.string_column("partition_name", |r| r.partition_name.as_deref()),
+            self.string_column("measurement", |r| Some(&*r.measurement)),
+            self.string_column("units", |r| r.units.as_deref()),
+            Int64Chunked::from_vec("timestamp".into(), self.timestamps)
+                .into_datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
+                .into_column(),
+            Float64Chunked::from_slice_options("value".into(), &self.values).into_column(),
         ];
         DataFrame::new(height, columns).map_err(polars_err)
     }

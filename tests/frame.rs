@@ -419,3 +419,45 @@ async fn parquet_pulls_are_hive_partitioned_and_read_back_equal() {
             .extension()
             .is_some_and(|x| x == "partial")));
 }
+
+#[test]
+fn mixed_host_and_disk_results_keep_nulls_row_by_row() {
+    let host: Measurements = decode_model(&fixture("host-measurements.json")).unwrap();
+    let disk: Measurements = decode_model(&fixture("disk-measurements-gofixture.json")).unwrap();
+    let df = frame::long_frame([&host, &disk, &host]).unwrap();
+    assert_long_schema(&df);
+    let parts: Vec<Option<&str>> = df
+        .column("partition_name")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .collect();
+    let mut want = vec![None; 3];
+    want.extend([Some("xvdb"); 2]);
+    want.extend([None; 3]);
+    assert_eq!(parts, want);
+    let values: Vec<Option<f64>> = df.column("value").unwrap().f64().unwrap().iter().collect();
+    assert_eq!(
+        values,
+        [
+            Some(5.0),
+            Some(5.0),
+            Some(5.0),
+            None,
+            None,
+            Some(5.0),
+            Some(5.0),
+            Some(5.0)
+        ]
+    );
+    let hosts: Vec<Option<&str>> = df
+        .column("host_id")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(hosts[3], Some("1"));
+    assert_eq!(hosts[0], Some("hostID"));
+}

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::{Stream, StreamExt};
+use futures_util::{FutureExt, Stream, StreamExt};
 use pyo3::exceptions::PyStopAsyncIteration;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyTuple, PyType};
@@ -242,6 +242,19 @@ impl AlertIterator {
         slf
     }
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Alert>> {
+        // The items of a page that has arrived are ready at once: hand them over without a
+        // round trip through the runtime. Polled inside the runtime's context, so that a
+        // stream that starts fetching the next page can create its I/O; then it is awaited.
+        if let Ok(mut guard) = self.stream.try_lock() {
+            let _context = super::runtime::handle()?.enter();
+            if let Some(ready) = guard.next().now_or_never() {
+                return match ready {
+                    Some(Ok(alert)) => Ok(Some(Alert::from(alert))),
+                    Some(Err(e)) => Err(to_py_err(py, e)),
+                    None => Ok(None),
+                };
+            }
+        }
         let stream = self.stream.clone();
         let next = block_on(
             py,

@@ -104,11 +104,10 @@ impl MeasurementsApi<'_> {
             .iter()
             .map(|t| target_request(t, query))
             .collect::<Result<Vec<_>>>()?;
-        let total = targets.len();
         let shape = options.shape;
         // Each target is fetched, decoded and turned into frame chunks in a task of its own,
         // so that decoding runs on every worker thread, not only on the one driving this loop.
-        let mut results = spawned(
+        let results = spawned(
             self.client,
             requests,
             move |_, m: Measurements| match shape {
@@ -116,31 +115,16 @@ impl MeasurementsApi<'_> {
                 Shape::Wide => Ok(Part::Wide(m)),
             },
         );
-        let mut failures = Vec::new();
         let mut long = frame::LongFrameBuilder::new();
         let mut kept: Vec<Measurements> = Vec::new();
-        let mut done = 0;
-        while let Some((i, result)) = results.next().await {
-            done += 1;
-            let target = &targets[i];
-            if let Some(progress) = &options.progress {
-                progress(Progress {
-                    done,
-                    total,
-                    target,
-                    ok: result.is_ok(),
-                });
+        let failures = drive(targets, results, options, |part| match part {
+            Part::Long(b) => long.append(b),
+            Part::Wide(m) => {
+                kept.push(m);
+                Ok(())
             }
-            match result {
-                Ok(Part::Long(b)) => long.append(b)?,
-                Ok(Part::Wide(m)) => kept.push(m),
-                Err(error) if options.keep_going => failures.push(TargetFailure {
-                    target: target.clone(),
-                    error,
-                }),
-                Err(error) => return Err(error),
-            }
-        }
+        })
+        .await?;
         let frame = match shape {
             Shape::Long => long.finish()?,
             Shape::Wide => frame::wide_fleet_frame(&kept)?,
@@ -191,45 +175,27 @@ impl MeasurementsApi<'_> {
             .iter()
             .map(|t| target_request(t, query))
             .collect::<Result<Vec<_>>>()?;
-        let total = targets.len();
         let paths: Vec<std::path::PathBuf> = targets
             .iter()
             .map(|t| frame::parquet_path(root, t))
             .collect();
         // Encoding and compressing are CPU work too: done in the target's own task.
-        let mut results = spawned(self.client, requests, move |i, m: Measurements| {
+        let results = spawned(self.client, requests, move |i, m: Measurements| {
             let path = paths[i].clone();
             frame::write_parquet_file(&path, &m).map(|rows| (path, rows))
         });
-        let mut out = ParquetPull {
-            files: Vec::new(),
-            rows: 0,
-            failures: Vec::new(),
+        let (mut files, mut rows) = (Vec::new(), 0);
+        let failures = drive(targets, results, options, |(path, n)| {
+            files.push(path);
+            rows += n;
+            Ok(())
+        })
+        .await?;
+        let out = ParquetPull {
+            files,
+            rows,
+            failures,
         };
-        let mut done = 0;
-        while let Some((i, result)) = results.next().await {
-            done += 1;
-            let target = &targets[i];
-            if let Some(progress) = &options.progress {
-                progress(Progress {
-                    done,
-                    total,
-                    target,
-                    ok: result.is_ok(),
-                });
-            }
-            match result {
-                Ok((path, rows)) => {
-                    out.files.push(path);
-                    out.rows += rows;
-                }
-                Err(error) if options.keep_going => out.failures.push(TargetFailure {
-                    target: target.clone(),
-                    error,
-                }),
-                Err(error) => return Err(error),
-            }
-        }
         Ok(out)
     }
 }
@@ -265,4 +231,38 @@ where
             }
         })
         .buffered(client.max_concurrency())
+}
+
+/// Consumes the results of a fleet pull in target order: reports progress, hands each success
+/// to `on_ok`, and either stops at the first failure or, with `keep_going`, collects them.
+async fn drive<T>(
+    targets: &[Target],
+    results: impl futures_util::Stream<Item = (usize, Result<T>)>,
+    options: &FleetOptions,
+    mut on_ok: impl FnMut(T) -> Result<()>,
+) -> Result<Vec<TargetFailure>> {
+    let mut results = std::pin::pin!(results);
+    let mut failures = Vec::new();
+    let mut done = 0;
+    while let Some((i, result)) = results.next().await {
+        done += 1;
+        let target = &targets[i];
+        if let Some(progress) = &options.progress {
+            progress(Progress {
+                done,
+                total: targets.len(),
+                target,
+                ok: result.is_ok(),
+            });
+        }
+        match result {
+            Ok(value) => on_ok(value)?,
+            Err(error) if options.keep_going => failures.push(TargetFailure {
+                target: target.clone(),
+                error,
+            }),
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(failures)
 }

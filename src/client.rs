@@ -669,9 +669,9 @@ impl Client {
     }
 
     /// Sends a GET and decodes the answer as one model.
-    pub(crate) async fn get_model<T: crate::models::Model>(&self, req: Request) -> Result<T> {
+    pub(crate) async fn get_model<T: crate::models::Decode>(&self, req: Request) -> Result<T> {
         let resp = self.execute(&req).await?;
-        crate::decode::decode_model_at(&req.path, &resp.body)
+        T::decode_at(&req.path, &resp.body)
     }
 }
 

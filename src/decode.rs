@@ -2,10 +2,11 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::{decode_error, Error, Result};
-use crate::models::{Link, Measurements, Model};
+use crate::error::{decode_error, Result};
+use crate::models::{Decode, Link, Measurements, Model};
 
-/// Decodes a JSON body into a model, keeping the object for [`Model::raw`].
+/// Decodes a JSON body into a model (models keep the object for [`Model::raw`]; measurements
+/// go straight into columns).
 ///
 /// Bodies wrapped by `envelope=true` (`{"status": 200, "content": {...}}`) decode too.
 ///
@@ -15,24 +16,20 @@ use crate::models::{Link, Measurements, Model};
 /// let err = opsapi::decode_model::<opsapi::Host>(br#"{"id":"h1","port":"27017"}"#).unwrap_err();
 /// assert!(err.to_string().contains("`port`"), "{err}");
 /// ```
-pub fn decode_model<T: Model>(body: &[u8]) -> Result<T> {
-    decode_model_at("", body)
+pub fn decode_model<T: Decode>(body: &[u8]) -> Result<T> {
+    T::decode_at("", body)
 }
 
-pub(crate) fn decode_model_at<T: Model>(path: &str, body: &[u8]) -> Result<T> {
-    // Measurements are large: decode them straight into columns, and only on failure decode
-    // again with path tracking to name the field.
-    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<Measurements>() {
-        let m = decode_measurements(path, body)?;
-        let boxed: Box<dyn std::any::Any> = Box::new(m);
-        return Ok(*boxed.downcast::<T>().expect("checked type"));
-    }
+/// A model that keeps its object: parsed as a `Value`, then read with path tracking.
+pub(crate) fn decode_object_at<T: Model>(path: &str, body: &[u8]) -> Result<T> {
     let value: Value =
         serde_json::from_slice(body).map_err(|e| decode_error(path, String::new(), &e, body))?;
     from_value_at(path, String::new(), unwrap_envelope(value), body)
 }
 
-fn decode_measurements(path: &str, body: &[u8]) -> Result<Measurements> {
+/// Measurements are large: decoded straight into columns, and only on failure decoded again
+/// with path tracking to name the field.
+pub(crate) fn decode_measurements(path: &str, body: &[u8]) -> Result<Measurements> {
     match serde_json::from_slice::<crate::models::FastMeasurements>(body) {
         Ok(m) => Ok(m.0),
         Err(first) => {
@@ -176,9 +173,4 @@ fn links_of(path: &str, map: &mut Map<String, Value>, body: &[u8]) -> Result<Vec
             )
         }),
     }
-}
-
-#[allow(dead_code)]
-fn _assert_error_is_send(e: Error) -> impl Send {
-    e
 }

@@ -55,10 +55,6 @@ fn polars_err(e: PolarsError) -> Error {
     Error::Config(format!("building a DataFrame failed: {e}"))
 }
 
-fn datetime_dtype() -> DataType {
-    DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
-}
-
 /// The key columns of one series: the same value on each of its `len` rows.
 struct Run {
     group_id: Option<Arc<str>>,
@@ -88,7 +84,7 @@ impl LongFrameBuilder {
         }
     }
 
-    pub(crate) fn push(&mut self, m: &Measurements) -> Result<()> {
+    pub(crate) fn push(&mut self, m: &Measurements) {
         let arc = |s: &Option<String>| s.as_deref().map(Arc::<str>::from);
         let (group_id, host_id) = (arc(&m.group_id), arc(&m.host_id));
         let (process_id, partition_name) = (arc(&m.process_id), arc(&m.partition_name));
@@ -111,26 +107,24 @@ impl LongFrameBuilder {
             self.timestamps.extend_from_slice(&s.timestamps);
             self.values.extend_from_slice(&s.values);
         }
-        Ok(())
     }
 
     /// Appends another builder's rows.
-    pub(crate) fn append(&mut self, other: Self) -> Result<()> {
+    pub(crate) fn append(&mut self, other: Self) {
         if self.runs.is_empty() {
             *self = other;
-            return Ok(());
+            return;
         }
         self.runs.extend(other.runs);
         self.timestamps.extend_from_slice(&other.timestamps);
         self.values.extend_from_slice(&other.values);
-        Ok(())
     }
 
     /// The builder of one result.
-    pub(crate) fn of(m: &Measurements) -> Result<Self> {
+    pub(crate) fn of(m: &Measurements) -> Self {
         let mut b = Self::new();
-        b.push(m)?;
-        Ok(b)
+        b.push(m);
+        b
     }
 
     fn string_column(&self, name: &str, key: impl Fn(&Run) -> Option<&str>) -> Column {
@@ -167,7 +161,7 @@ impl LongFrameBuilder {
 pub fn long_frame<'a>(results: impl IntoIterator<Item = &'a Measurements>) -> Result<DataFrame> {
     let mut b = LongFrameBuilder::new();
     for m in results {
-        b.push(m)?;
+        b.push(m);
     }
     b.finish()
 }
@@ -701,11 +695,6 @@ impl FleetResult {
         c.str("error", messages.iter().map(|m| Some(m.as_str())));
         c.finish()
     }
-}
-
-/// Converts `Datetime` columns' dtype check for tests and callers.
-pub fn is_utc_millis(dtype: &DataType) -> bool {
-    *dtype == datetime_dtype()
 }
 
 // ---------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ pub use client::{
 pub use decode::decode_model;
 pub use error::{ApiError, Error, Result};
 pub use models::{
-    AccessListEntry, Alert, AlertConfig, AlertStatus, CurrentValue, Event, EventDiff,
+    AccessListEntry, Alert, AlertConfig, AlertStatus, CurrentValue, Decode, Event, EventDiff,
     EventDiffParam, GlobalAlert, Group, Host, HostType, Link, Measurements, Model, Partition,
     ReplicaState, Series, SystemInfo,
 };

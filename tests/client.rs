@@ -768,15 +768,6 @@ async fn the_read_only_key_cannot_write() {
 }
 
 #[tokio::test]
-async fn envelope_answers_decode_too() {
-    // The client never asks for envelopes, but a proxy or a caller's base URL may add them:
-    // decoding must not care.
-    let body = br#"{"status":200,"content":{"id":"x","hostname":"h"}}"#;
-    let h: opsapi::Host = opsapi::decode_model(body).unwrap();
-    assert_eq!(h.hostname.as_deref(), Some("h"));
-}
-
-#[tokio::test]
 async fn a_fresh_client_pulling_concurrently_is_challenged_once() {
     let sim = sim();
     let c = client(&sim);

@@ -4,7 +4,6 @@ use futures_util::Stream;
 use reqwest::Method;
 
 use crate::client::{Client, PathBuilder, Request};
-use crate::decode::decode_model_at;
 use crate::error::Result;
 use crate::models::GlobalAlert;
 use crate::paging::{list_all, stream_all, AlertList};
@@ -93,7 +92,7 @@ impl GlobalAlerts<'_> {
             body: Some(serde_json::to_vec(&body).map_err(|e| crate::Error::Config(e.to_string()))?),
         };
         let resp = self.client.execute(&req).await?;
-        decode_model_at(&req.path, &resp.body)
+        crate::decode::decode_object_at(&req.path, &resp.body)
     }
 
     /// Un-acknowledges an alert by sending an `acknowledgedUntil` in the past.

@@ -99,11 +99,7 @@ impl MeasurementsApi<'_> {
         query: &MeasurementsQuery,
         options: &FleetOptions,
     ) -> Result<FleetResult> {
-        query.validate()?;
-        let requests = targets
-            .iter()
-            .map(|t| target_request(t, query))
-            .collect::<Result<Vec<_>>>()?;
+        let requests = target_requests(targets, query)?;
         let shape = options.shape;
         // Each target is fetched, decoded and turned into frame chunks in a task of its own,
         // so that decoding runs on every worker thread, not only on the one driving this loop.
@@ -111,14 +107,17 @@ impl MeasurementsApi<'_> {
             self.client,
             requests,
             move |_, m: Measurements| match shape {
-                Shape::Long => frame::LongFrameBuilder::of(&m).map(Part::Long),
+                Shape::Long => Ok(Part::Long(frame::LongFrameBuilder::of(&m))),
                 Shape::Wide => Ok(Part::Wide(m)),
             },
         );
         let mut long = frame::LongFrameBuilder::new();
         let mut kept: Vec<Measurements> = Vec::new();
         let failures = drive(targets, results, options, |part| match part {
-            Part::Long(b) => long.append(b),
+            Part::Long(b) => {
+                long.append(b);
+                Ok(())
+            }
             Part::Wide(m) => {
                 kept.push(m);
                 Ok(())
@@ -131,6 +130,12 @@ impl MeasurementsApi<'_> {
         };
         Ok(FleetResult { frame, failures })
     }
+}
+
+/// The request of every target, all checked (query and identifiers) before any is sent.
+fn target_requests(targets: &[Target], query: &MeasurementsQuery) -> Result<Vec<Request>> {
+    query.validate()?;
+    targets.iter().map(|t| target_request(t, query)).collect()
 }
 
 fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Request> {
@@ -170,11 +175,7 @@ impl MeasurementsApi<'_> {
         root: &std::path::Path,
         options: &FleetOptions,
     ) -> Result<ParquetPull> {
-        query.validate()?;
-        let requests = targets
-            .iter()
-            .map(|t| target_request(t, query))
-            .collect::<Result<Vec<_>>>()?;
+        let requests = target_requests(targets, query)?;
         let paths: Vec<std::path::PathBuf> = targets
             .iter()
             .map(|t| frame::parquet_path(root, t))

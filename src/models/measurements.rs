@@ -141,13 +141,6 @@ impl Measurements {
     }
 }
 
-impl super::Model for Measurements {
-    fn set_raw(&mut self, _raw: Map<String, Value>) {}
-    fn raw(&self) -> &Map<String, Value> {
-        &self.extra
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Decoding: data points go straight into the column vectors.
 

@@ -47,6 +47,25 @@ pub trait Model: serde::de::DeserializeOwned + Send + Sync + 'static {
     }
 }
 
+/// A response body this library decodes: every model, and [`Measurements`].
+pub trait Decode: Sized + Send + 'static {
+    /// Decodes `body`; `path` (the request path) is named in errors.
+    #[doc(hidden)]
+    fn decode_at(path: &str, body: &[u8]) -> crate::Result<Self>;
+}
+
+impl<T: Model> Decode for T {
+    fn decode_at(path: &str, body: &[u8]) -> crate::Result<Self> {
+        crate::decode::decode_object_at(path, body)
+    }
+}
+
+impl Decode for Measurements {
+    fn decode_at(path: &str, body: &[u8]) -> crate::Result<Self> {
+        crate::decode::decode_measurements(path, body)
+    }
+}
+
 /// Implements [`Model`] and a `Serialize` that writes the kept object.
 macro_rules! raw_model {
     ($ty:ty) => {

@@ -27,11 +27,14 @@ pub(crate) fn decode_object_at<T: Model>(path: &str, body: &[u8]) -> Result<T> {
     from_value_at(path, String::new(), unwrap_envelope(value), body)
 }
 
-/// Measurements are large: decoded straight into columns, and only on failure decoded again
-/// with path tracking to name the field.
+/// Measurements are large: scanned straight into columns in one pass; a body the scanner does
+/// not take is decoded by serde, with path tracking only on failure, to name the field.
 pub(crate) fn decode_measurements(path: &str, body: &[u8]) -> Result<Measurements> {
-    match serde_json::from_slice::<crate::models::FastMeasurements>(body) {
-        Ok(m) => Ok(m.0),
+    if let Some(m) = crate::models::scan::measurements(body) {
+        return Ok(m);
+    }
+    match serde_json::from_slice::<Measurements>(body) {
+        Ok(m) => Ok(m),
         Err(first) => {
             let mut de = serde_json::Deserializer::from_slice(body);
             match serde_path_to_error::deserialize::<_, Measurements>(&mut de) {

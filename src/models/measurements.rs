@@ -27,7 +27,7 @@ pub struct Series {
     pub timestamps: Vec<i64>,
     /// Values of the data points; `None` for `null`.
     pub values: Vec<Option<f64>>,
-    extra: Map<String, Value>,
+    pub(super) extra: Map<String, Value>,
 }
 
 impl Series {
@@ -115,19 +115,19 @@ pub struct Measurements {
     pub extra: Map<String, Value>,
     /// Which of the known keys were present (bit per key), so that serializing leaves out
     /// what the server left out.
-    present: u16,
+    pub(super) present: u16,
 }
 
-const K_GROUP: u16 = 1;
-const K_HOST: u16 = 2;
-const K_PROCESS: u16 = 4;
-const K_PARTITION: u16 = 8;
-const K_DATABASE: u16 = 16;
-const K_GRANULARITY: u16 = 32;
-const K_START: u16 = 64;
-const K_END: u16 = 128;
-const K_LINKS: u16 = 256;
-const K_MEASUREMENTS: u16 = 512;
+pub(super) const K_GROUP: u16 = 1;
+pub(super) const K_HOST: u16 = 2;
+pub(super) const K_PROCESS: u16 = 4;
+pub(super) const K_PARTITION: u16 = 8;
+pub(super) const K_DATABASE: u16 = 16;
+pub(super) const K_GRANULARITY: u16 = 32;
+pub(super) const K_START: u16 = 64;
+pub(super) const K_END: u16 = 128;
+pub(super) const K_LINKS: u16 = 256;
+pub(super) const K_MEASUREMENTS: u16 = 512;
 
 impl Measurements {
     /// The number of data points over all series.
@@ -249,12 +249,10 @@ impl<'de> Deserialize<'de> for Timestamp {
     }
 }
 
-/// Decodes a series. `FAST` reads `dataPoints` as a raw slice and scans it (falling back to
-/// serde for anything unusual); it needs a deserializer that borrows from a byte slice, which
-/// only [`decode_model`](crate::decode_model) guarantees, so it is not the public impl.
-struct SeriesVisitor<const FAST: bool>;
+/// Decodes a series (the serde path; [`super::scan`] is the fast one).
+struct SeriesVisitor;
 
-impl<'de, const FAST: bool> Visitor<'de> for SeriesVisitor<FAST> {
+impl<'de> Visitor<'de> for SeriesVisitor {
     type Value = Series;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a measurement {name, units, dataPoints}")
@@ -266,10 +264,6 @@ impl<'de, const FAST: bool> Visitor<'de> for SeriesVisitor<FAST> {
             match key.0.as_ref() {
                 "name" => name = Some(map.next_value::<String>()?),
                 "units" => s.units = map.next_value()?,
-                "dataPoints" if FAST => {
-                    let raw: &'de serde_json::value::RawValue = map.next_value()?;
-                    scan_or_decode(raw.get(), &mut s).map_err(de::Error::custom)?;
-                }
                 "dataPoints" => {
                     // `dataPoints: null` is read as no data point.
                     map.next_value_seed(NullableSeed(DataPoints {
@@ -290,21 +284,21 @@ impl<'de, const FAST: bool> Visitor<'de> for SeriesVisitor<FAST> {
 
 impl<'de> Deserialize<'de> for Series {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(SeriesVisitor::<false>)
+        d.deserialize_map(SeriesVisitor)
     }
 }
 
 /// `measurements`: an array of series, or null.
-struct SeriesList<const FAST: bool>;
+struct SeriesList;
 
-impl<'de, const FAST: bool> DeserializeSeed<'de> for SeriesList<FAST> {
+impl<'de> DeserializeSeed<'de> for SeriesList {
     type Value = Vec<Series>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Series>, D::Error> {
         d.deserialize_option(self)
     }
 }
 
-impl<'de, const FAST: bool> Visitor<'de> for SeriesList<FAST> {
+impl<'de> Visitor<'de> for SeriesList {
     type Value = Vec<Series>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an array of measurements or null")
@@ -320,177 +314,19 @@ impl<'de, const FAST: bool> Visitor<'de> for SeriesList<FAST> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Series>, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(series) = seq.next_element_seed(SeriesSeed::<FAST>)? {
+        while let Some(series) = seq.next_element_seed(SeriesSeed)? {
             out.push(series);
         }
         Ok(out)
     }
 }
 
-struct SeriesSeed<const FAST: bool>;
+struct SeriesSeed;
 
-impl<'de, const FAST: bool> DeserializeSeed<'de> for SeriesSeed<FAST> {
+impl<'de> DeserializeSeed<'de> for SeriesSeed {
     type Value = Series;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Series, D::Error> {
-        d.deserialize_map(SeriesVisitor::<FAST>)
-    }
-}
-
-/// Scans `raw` (the `dataPoints` value) into the series' columns; anything the scanner does
-/// not expect is decoded by serde instead, so the result never depends on the path taken.
-fn scan_or_decode(raw: &str, s: &mut Series) -> Result<(), serde_json::Error> {
-    if scan_points(raw.as_bytes(), &mut s.timestamps, &mut s.values).is_some() {
-        return Ok(());
-    }
-    s.timestamps.clear();
-    s.values.clear();
-    let mut de = serde_json::Deserializer::from_str(raw);
-    NullableSeed(DataPoints {
-        timestamps: &mut s.timestamps,
-        values: &mut s.values,
-    })
-    .deserialize(&mut de)?;
-    de.end()
-}
-
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t') {
-        i += 1;
-    }
-    i
-}
-
-/// The index of the next `"` at or after `i`, if no backslash comes first.
-fn closing_quote(b: &[u8], i: usize) -> Option<usize> {
-    let rel = b.get(i..)?.iter().position(|&c| c == b'"' || c == b'\\')?;
-    (b[i + rel] == b'"').then_some(i + rel)
-}
-
-/// Timestamps of one series mostly share their date: its day is computed once.
-#[derive(Default)]
-struct DayCache {
-    date: [u8; 10],
-    midnight_ms: Option<i64>,
-}
-
-impl DayCache {
-    fn millis(&mut self, s: &[u8]) -> Option<i64> {
-        let fixed = s.len() == 20
-            && s[10] == b'T'
-            && s[13] == b':'
-            && s[16] == b':'
-            && s[19] == b'Z'
-            && [11, 12, 14, 15, 17, 18]
-                .iter()
-                .all(|&k| s[k].is_ascii_digit());
-        if !fixed {
-            return parse_millis(std::str::from_utf8(s).ok()?);
-        }
-        let two = |k: usize| i64::from(s[k] - b'0') * 10 + i64::from(s[k + 1] - b'0');
-        let (h, m, sec) = (two(11), two(14), two(17));
-        if h > 23 || m > 59 || sec > 59 {
-            return None;
-        }
-        let time_ms = (h * 3600 + m * 60 + sec) * 1000;
-        match self.midnight_ms {
-            Some(midnight) if s[..10] == self.date => Some(midnight + time_ms),
-            _ => {
-                let ms = parse_millis(std::str::from_utf8(s).ok()?)?;
-                self.date.copy_from_slice(&s[..10]);
-                self.midnight_ms = Some(ms - time_ms);
-                Some(ms)
-            }
-        }
-    }
-}
-
-/// Reads `[{"timestamp": "...", "value": 1.5}, ...]` (or `null`) straight into the columns.
-/// Returns `None` at anything it does not expect (escapes, other keys, a missing timestamp):
-/// the caller then decodes the slice with serde, which also reports the error precisely.
-fn scan_points(b: &[u8], ts: &mut Vec<i64>, vals: &mut Vec<Option<f64>>) -> Option<()> {
-    let mut i = skip_ws(b, 0);
-    if b[i..].starts_with(b"null") {
-        return (skip_ws(b, i + 4) == b.len()).then_some(());
-    }
-    if b.get(i) != Some(&b'[') {
-        return None;
-    }
-    i = skip_ws(b, i + 1);
-    // About 50 bytes a point: one allocation instead of a series of doublings.
-    ts.reserve(b.len() / 48);
-    vals.reserve(b.len() / 48);
-    if b.get(i) == Some(&b']') {
-        return (skip_ws(b, i + 1) == b.len()).then_some(());
-    }
-    let mut days = DayCache::default();
-    loop {
-        if b.get(i) != Some(&b'{') {
-            return None;
-        }
-        i = skip_ws(b, i + 1);
-        let mut t = None;
-        let mut v = None;
-        loop {
-            if b.get(i) != Some(&b'"') {
-                return None;
-            }
-            let end = closing_quote(b, i + 1)?;
-            let key = &b[i + 1..end];
-            i = skip_ws(b, end + 1);
-            if b.get(i) != Some(&b':') {
-                return None;
-            }
-            i = skip_ws(b, i + 1);
-            match key {
-                b"timestamp" => {
-                    if b.get(i) != Some(&b'"') {
-                        return None;
-                    }
-                    let end = closing_quote(b, i + 1)?;
-                    t = Some(days.millis(&b[i + 1..end])?);
-                    i = end + 1;
-                }
-                b"value" => {
-                    if b[i..].starts_with(b"null") {
-                        v = None;
-                        i += 4;
-                    } else {
-                        let start = i;
-                        while i < b.len()
-                            && matches!(b[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
-                        {
-                            i += 1;
-                        }
-                        let tok = &b[start..i];
-                        if !tok
-                            .first()
-                            .is_some_and(|c| *c == b'-' || c.is_ascii_digit())
-                        {
-                            return None;
-                        }
-                        v = Some(std::str::from_utf8(tok).ok()?.parse::<f64>().ok()?);
-                    }
-                }
-                _ => return None,
-            }
-            i = skip_ws(b, i);
-            match b.get(i) {
-                Some(b',') => i = skip_ws(b, i + 1),
-                Some(b'}') => {
-                    i += 1;
-                    break;
-                }
-                _ => return None,
-            }
-        }
-        ts.push(t?);
-        vals.push(v);
-        i = skip_ws(b, i);
-        match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
-            Some(b']') => return (skip_ws(b, i + 1) == b.len()).then_some(()),
-            _ => return None,
-        }
+        d.deserialize_map(SeriesVisitor)
     }
 }
 
@@ -520,9 +356,9 @@ impl<'de, S: DeserializeSeed<'de, Value = ()>> Visitor<'de> for NullableSeed<S> 
     }
 }
 
-struct MeasurementsVisitor<const FAST: bool>;
+struct MeasurementsVisitor;
 
-impl<'de, const FAST: bool> Visitor<'de> for MeasurementsVisitor<FAST> {
+impl<'de> Visitor<'de> for MeasurementsVisitor {
     type Value = Measurements;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a measurements object")
@@ -562,11 +398,11 @@ impl<'de, const FAST: bool> Visitor<'de> for MeasurementsVisitor<FAST> {
                     m.present |= K_LINKS;
                 }
                 "measurements" => {
-                    m.series = map.next_value_seed(SeriesList::<FAST>)?;
+                    m.series = map.next_value_seed(SeriesList)?;
                     m.present |= K_MEASUREMENTS;
                 }
                 // `envelope=true` wraps the object as {"status": 200, "content": {...}}.
-                "content" => content = Some(map.next_value_seed(MeasurementsSeed::<FAST>)?),
+                "content" => content = Some(map.next_value_seed(MeasurementsSeed)?),
                 _ => {
                     let v: Value = map.next_value()?;
                     m.extra.insert(k.to_string(), v);
@@ -587,27 +423,16 @@ impl<'de, const FAST: bool> Visitor<'de> for MeasurementsVisitor<FAST> {
 
 impl<'de> Deserialize<'de> for Measurements {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(MeasurementsVisitor::<false>)
+        d.deserialize_map(MeasurementsVisitor)
     }
 }
 
-/// [`Measurements`] decoded with the data-point scanner: only for deserializers that borrow
-/// from a byte slice (`serde_json::from_slice`).
-pub(crate) struct FastMeasurements(pub(crate) Measurements);
+struct MeasurementsSeed;
 
-impl<'de> Deserialize<'de> for FastMeasurements {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(MeasurementsVisitor::<true>)
-            .map(FastMeasurements)
-    }
-}
-
-struct MeasurementsSeed<const FAST: bool>;
-
-impl<'de, const FAST: bool> DeserializeSeed<'de> for MeasurementsSeed<FAST> {
+impl<'de> DeserializeSeed<'de> for MeasurementsSeed {
     type Value = Measurements;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Measurements, D::Error> {
-        d.deserialize_map(MeasurementsVisitor::<FAST>)
+        d.deserialize_map(MeasurementsVisitor)
     }
 }
 
@@ -691,70 +516,5 @@ impl Serialize for Measurements {
             m.serialize_entry(k, v)?;
         }
         m.end()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn both(body: &str) -> (Result<Measurements, String>, Result<Measurements, String>) {
-        let fast = serde_json::from_str::<FastMeasurements>(body)
-            .map(|m| m.0)
-            .map_err(|e| e.to_string());
-        let precise = serde_json::from_str::<Measurements>(body).map_err(|e| e.to_string());
-        (fast, precise)
-    }
-
-    #[test]
-    fn the_scanner_agrees_with_serde() {
-        let cases = [
-            r#"{"measurements":[{"name":"A","dataPoints":[{"timestamp":"2024-01-01T23:59:00Z","value":1.5},{"timestamp":"2024-01-02T00:00:00Z","value":null},{"timestamp":"2024-01-02T00:01:00Z","value":-2e3}]}]}"#,
-            // Pretty-printed, keys in the other order, a gap without `value`.
-            "{ \"measurements\" : [ { \"name\" : \"A\", \"dataPoints\" : [ {\n \"value\" : 7 ,\n \"timestamp\" : \"2024-01-01T00:00:00Z\" } , { \"timestamp\" : \"2024-01-01T00:01:00Z\" } ] } ] }",
-            // Fractions and offsets in timestamps; empty and null point lists.
-            r#"{"measurements":[{"name":"A","dataPoints":[{"timestamp":"2014-04-22T15:57:13.562Z","value":0},{"timestamp":"2024-02-29T10:00:00+02:00","value":1}]},{"name":"B","dataPoints":[]},{"name":"C","dataPoints":null}]}"#,
-            // An escape in a key and an unknown key: serde decides.
-            r#"{"measurements":[{"name":"A","dataPoints":[{"time\u0073tamp":"2024-01-01T00:00:00Z","value":1,"extra":true}]}]}"#,
-            // 1 TiB + 64 KiB stays exact.
-            r#"{"measurements":[{"name":"A","dataPoints":[{"timestamp":"2024-01-01T00:00:00Z","value":1099511693312}]}]}"#,
-        ];
-        for body in cases {
-            let (fast, precise) = both(body);
-            assert_eq!(fast, precise, "{body}");
-            assert!(fast.is_ok(), "{body}: {fast:?}");
-        }
-    }
-
-    #[test]
-    fn the_scanner_rejects_what_serde_rejects() {
-        for body in [
-            r#"{"measurements":[{"name":"A","dataPoints":[{"value":1}]}]}"#,
-            r#"{"measurements":[{"name":"A","dataPoints":[{"timestamp":"2024-01-01T00:00:00","value":1}]}]}"#,
-            r#"{"measurements":[{"name":"A","dataPoints":[{"timestamp":"2024-01-01T25:00:00Z","value":1}]}]}"#,
-            r#"{"measurements":[{"name":"A","dataPoints":[{"timestamp":"2024-02-30T00:00:00Z","value":1}]}]}"#,
-            r#"{"measurements":[{"name":"A","dataPoints":[{"timestamp":"2024-01-01T00:00:00Z","value":"1"}]}]}"#,
-            r#"{"measurements":[{"name":"A","dataPoints":[{"timestamp":"2024-01-01T00:00:00Z","value":.5}]}]}"#,
-        ] {
-            let (fast, precise) = both(body);
-            assert!(
-                fast.is_err() && precise.is_err(),
-                "{body}: {fast:?} / {precise:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn the_day_cache_follows_date_changes() {
-        let mut days = DayCache::default();
-        for s in [
-            "2024-01-01T23:59:59Z",
-            "2024-01-02T00:00:00Z",
-            "2024-01-02T12:34:56Z",
-            "2023-12-31T00:00:00Z",
-        ] {
-            assert_eq!(days.millis(s.as_bytes()), parse_millis(s), "{s}");
-        }
-        assert_eq!(days.millis(b"2024-01-02T24:00:00Z"), None);
     }
 }

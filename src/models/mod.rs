@@ -10,13 +10,13 @@ mod event;
 mod group;
 mod host;
 mod measurements;
+pub(crate) mod scan;
 pub(crate) mod time;
 
 pub use alert::{Alert, AlertConfig, AlertStatus, CurrentValue, GlobalAlert};
 pub use event::{Event, EventDiff, EventDiffParam};
 pub use group::{AccessListEntry, Group, Partition};
 pub use host::{Host, HostType, ReplicaState, SystemInfo};
-pub(crate) use measurements::FastMeasurements;
 pub use measurements::{Measurements, Series};
 
 use serde::{Deserialize, Serialize};

@@ -461,3 +461,46 @@ fn mixed_host_and_disk_results_keep_nulls_row_by_row() {
     assert_eq!(hosts[3], Some("1"));
     assert_eq!(hosts[0], Some("hostID"));
 }
+
+#[test]
+fn big_frames_built_on_two_threads_equal_their_parts_stacked() {
+    // Enough rows (> 65 536) for the two-thread build; every part differs from the others.
+    let host: Measurements = decode_model(&fixture("host-measurements.json")).unwrap();
+    let disk: Measurements = decode_model(&fixture("disk-measurements-gofixture.json")).unwrap();
+    let mut parts = Vec::new();
+    for i in 0..30_000 {
+        let mut m = if i % 3 == 0 {
+            disk.clone()
+        } else {
+            host.clone()
+        };
+        m.host_id = Some(format!("host-{i}"));
+        if i % 7 == 0 {
+            m.process_id = None;
+        }
+        for s in &mut m.series {
+            for (k, v) in s.values.iter_mut().enumerate() {
+                if v.is_some() && (i + k) % 5 == 0 {
+                    *v = None;
+                } else if let Some(x) = v {
+                    *x += i as f64;
+                }
+            }
+        }
+        parts.push(m);
+    }
+    let whole = frame::long_frame(&parts).unwrap();
+    assert!(whole.height() > 1 << 16, "{}", whole.height());
+    assert_long_schema(&whole);
+    let mut stacked = parts[0].to_frame(Shape::Long).unwrap();
+    for m in &parts[1..] {
+        stacked
+            .vstack_mut(&m.to_frame(Shape::Long).unwrap())
+            .unwrap();
+    }
+    assert!(whole.equals_missing(&stacked));
+    assert_eq!(
+        whole.column("value").unwrap().null_count(),
+        stacked.column("value").unwrap().null_count()
+    );
+}

@@ -103,29 +103,18 @@ impl MeasurementsApi<'_> {
         let shape = options.shape;
         // Each target is fetched, decoded and turned into frame chunks in a task of its own,
         // so that decoding runs on every worker thread, not only on the one driving this loop.
-        let results = spawned(
-            self.client,
-            requests,
-            move |_, m: Measurements| match shape {
-                Shape::Long => Ok(Part::Long(frame::LongFrameBuilder::of(&m))),
-                Shape::Wide => Ok(Part::Wide(m)),
-            },
-        );
-        let mut long = frame::LongFrameBuilder::new();
+        // Each target is fetched and decoded in a task of its own, so that decoding runs on
+        // every worker thread, not only on the one driving this loop; the frame is built once
+        // at the end, each column at its final size.
+        let results = spawned(self.client, requests, |_, m: Measurements| Ok(m));
         let mut kept: Vec<Measurements> = Vec::new();
-        let failures = drive(targets, results, options, |part| match part {
-            Part::Long(b) => {
-                long.append(b);
-                Ok(())
-            }
-            Part::Wide(m) => {
-                kept.push(m);
-                Ok(())
-            }
+        let failures = drive(targets, results, options, |m| {
+            kept.push(m);
+            Ok(())
         })
         .await?;
         let frame = match shape {
-            Shape::Long => long.finish()?,
+            Shape::Long => frame::long_frame(&kept)?,
             Shape::Wide => frame::wide_fleet_frame(&kept)?,
         };
         Ok(FleetResult { frame, failures })
@@ -199,12 +188,6 @@ impl MeasurementsApi<'_> {
         };
         Ok(out)
     }
-}
-
-/// What a fleet task hands back: the frame chunks of one target, or its measurements.
-enum Part {
-    Long(frame::LongFrameBuilder),
-    Wide(Measurements),
 }
 
 /// Fetches every request in a task of its own (at most `max_concurrency` at once, results in

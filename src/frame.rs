@@ -161,6 +161,38 @@ fn number_columns(runs: &[Run<'_>], height: usize) -> [Column; 2] {
     ]
 }
 
+/// Rows of a fleet pull's long frame built at once, while later targets are still fetched.
+pub const DEFAULT_BATCH_ROWS: usize = 1 << 20;
+
+/// The long frame of a batch of results, built on a blocking thread.
+pub(crate) struct FrameTask(tokio::task::JoinHandle<Result<DataFrame>>);
+
+impl FrameTask {
+    pub(crate) fn spawn(results: Vec<Measurements>) -> Self {
+        Self(tokio::task::spawn_blocking(move || long_frame(&results)))
+    }
+}
+
+/// The frames of batches, stacked in order (one chunk per batch, no copy).
+pub(crate) async fn stack(tasks: Vec<FrameTask>) -> Result<DataFrame> {
+    let mut out: Option<DataFrame> = None;
+    for FrameTask(task) in tasks {
+        let df = task
+            .await
+            .unwrap_or_else(|e| Err(Error::Config(format!("building a frame failed: {e}"))))?;
+        match &mut out {
+            None => out = Some(df),
+            Some(acc) => {
+                acc.vstack_mut_owned(df).map_err(polars_err)?;
+            }
+        }
+    }
+    match out {
+        Some(df) => Ok(df),
+        None => long_frame([]),
+    }
+}
+
 /// The long frame of many results, in their order (then series order, then time).
 pub fn long_frame<'a>(results: impl IntoIterator<Item = &'a Measurements>) -> Result<DataFrame> {
     let results: Vec<&Measurements> = results.into_iter().collect();
@@ -626,6 +658,9 @@ pub struct FleetOptions {
     pub keep_going: bool,
     /// Called after each target.
     pub progress: Option<ProgressFn>,
+    /// Rows of the long frame built at once, while later targets are still fetched; each
+    /// batch is one chunk of the frame. `None`: about a million ([`DEFAULT_BATCH_ROWS`]).
+    pub batch_rows: Option<usize>,
 }
 
 impl std::fmt::Debug for FleetOptions {
@@ -634,6 +669,7 @@ impl std::fmt::Debug for FleetOptions {
             .field("shape", &self.shape)
             .field("keep_going", &self.keep_going)
             .field("progress", &self.progress.is_some())
+            .field("batch_rows", &self.batch_rows)
             .finish()
     }
 }
@@ -656,6 +692,11 @@ impl FleetOptions {
     /// Sets a progress callback.
     pub fn progress(mut self, f: impl Fn(Progress<'_>) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(f));
+        self
+    }
+    /// Sets the rows of the long frame built at once (at least 1).
+    pub fn batch_rows(mut self, rows: usize) -> Self {
+        self.batch_rows = Some(rows.max(1));
         self
     }
 }

@@ -504,3 +504,55 @@ fn big_frames_built_on_two_threads_equal_their_parts_stacked() {
         stacked.column("value").unwrap().null_count()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_pull_is_built_in_batches_equal_to_its_parts() {
+    let (sim, c) = sim_and_client(SimConfig::default());
+    let hosts: Vec<Target> = sim
+        .world()
+        .hosts
+        .iter()
+        .take(12)
+        .map(|h| Target::host(&h.group_id, &h.id))
+        .collect();
+    let q = MeasurementsQuery::period(Granularity::PT5M, "P1D".parse().unwrap());
+    let mut stacked: Option<DataFrame> = None;
+    for t in &hosts {
+        let m = c
+            .measurements()
+            .host(t.group_id(), t.host_id(), &q)
+            .await
+            .unwrap();
+        let part = m.to_frame(Shape::Long).unwrap();
+        match &mut stacked {
+            None => stacked = Some(part),
+            Some(s) => {
+                s.vstack_mut(&part).unwrap();
+            }
+        }
+    }
+    let stacked = stacked.unwrap();
+    let rows = stacked.height();
+    // Batches smaller than a host, of several hosts, and one for the whole pull.
+    for batch in [1_000, rows / 5, rows] {
+        let pulled = c
+            .measurements()
+            .fleet(&hosts, &q, &FleetOptions::new().batch_rows(batch))
+            .await
+            .unwrap();
+        let df = pulled.frame;
+        assert_long_schema(&df);
+        assert!(df.equals_missing(&stacked), "batches of {batch} rows");
+        let chunks = df
+            .column("value")
+            .unwrap()
+            .as_materialized_series()
+            .n_chunks();
+        // One chunk per batch: several, or one when a batch holds the whole pull.
+        assert_eq!(
+            chunks == 1,
+            batch == rows,
+            "{chunks} chunks for batches of {batch}"
+        );
+    }
+}

@@ -104,18 +104,31 @@ impl MeasurementsApi<'_> {
         // Each target is fetched, decoded and turned into frame chunks in a task of its own,
         // so that decoding runs on every worker thread, not only on the one driving this loop.
         // Each target is fetched and decoded in a task of its own, so that decoding runs on
-        // every worker thread, not only on the one driving this loop; the frame is built once
-        // at the end, each column at its final size.
+        // every worker thread, not only on the one driving this loop. The long frame is built
+        // in batches of about a million rows (`options.batch_rows`), each on a blocking thread while the next
+        // targets are still on the wire: a frame is mostly fresh memory written once, and
+        // that work overlaps the network. Batches are stacked without a copy, one chunk each.
         let results = spawned(self.client, requests, |_, m: Measurements| Ok(m));
-        let mut kept: Vec<Measurements> = Vec::new();
+        let mut batch: Vec<Measurements> = Vec::new();
+        let mut batch_rows = 0;
+        let batch_limit = options.batch_rows.unwrap_or(frame::DEFAULT_BATCH_ROWS);
+        let mut built: Vec<frame::FrameTask> = Vec::new();
         let failures = drive(targets, results, options, |m| {
-            kept.push(m);
+            batch_rows += m.data_point_count();
+            batch.push(m);
+            if shape == Shape::Long && batch_rows >= batch_limit {
+                built.push(frame::FrameTask::spawn(std::mem::take(&mut batch)));
+                batch_rows = 0;
+            }
             Ok(())
         })
         .await?;
         let frame = match shape {
-            Shape::Long => frame::long_frame(&kept)?,
-            Shape::Wide => frame::wide_fleet_frame(&kept)?,
+            Shape::Long => {
+                built.push(frame::FrameTask::spawn(batch));
+                frame::stack(built).await?
+            }
+            Shape::Wide => frame::wide_fleet_frame(&batch)?,
         };
         Ok(FleetResult { frame, failures })
     }

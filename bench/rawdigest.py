@@ -76,8 +76,8 @@ class RawDigestPool:
             if status == 401 and challenge:
                 self._update(challenge)
 
-    def get_len(self, path: str) -> int:
-        """GET ``path``; answers a (stale) challenge once; returns the body's length."""
+    def get(self, path: str) -> bytes:
+        """GET ``path``; answers a (stale) challenge once; returns the body."""
         for _ in range(2):
             status, body, challenge = self._request(path)
             if status == 401 and challenge:
@@ -85,5 +85,9 @@ class RawDigestPool:
                 continue
             if status != 200:
                 raise RuntimeError(f"GET {path}: HTTP {status}")
-            return len(body)
+            return body
         raise RuntimeError(f"GET {path}: not authorized")
+
+    def get_len(self, path: str) -> int:
+        """GET ``path``; returns the body's length."""
+        return len(self.get(path))

@@ -228,6 +228,30 @@ def fleet_floor(cfg: dict[str, Any]) -> Callable[[], Any]:
     return run
 
 
+def fleet_memory_floor(cfg: dict[str, Any]) -> Callable[[], Any]:
+    """Writing a frame's bytes (``cfg["frame_bytes"]``, opsapi's frame size) into fresh memory
+    on 2 threads, with nothing else: what any client that hands over this frame pays on top
+    of the network, in the kernel's page faults and the first write of each page."""
+    import ctypes
+    import mmap
+    from concurrent.futures import ThreadPoolExecutor
+
+    size = int(cfg["frame_bytes"])
+    executor = ThreadPoolExecutor(2)
+
+    def run() -> Any:
+        # An anonymous mapping, not touched yet: every page is faulted in by the writes below.
+        buf = mmap.mmap(-1, size)
+        base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+        half = size // 2
+        # ctypes calls release the GIL: the two halves are written in parallel.
+        parts = [(base, half), (base + half, size - half)]
+        list(executor.map(lambda p: ctypes.memset(p[0], 1, p[1]), parts))
+        return size
+
+    return run
+
+
 # ---- global alerts ----------------------------------------------------------------------------
 
 
@@ -243,6 +267,36 @@ def alerts_opsapi_iter(cfg: dict[str, Any]) -> Callable[[], Any]:
 
     client = opsapi.Client(cfg["base_url"], cfg["public_key"], cfg["private_key"], timeout=120)
     return lambda: list(client.global_alerts.iter())
+
+
+def alerts_floor(cfg: dict[str, Any]) -> Callable[[], Any]:
+    """Every page of the listing over max_concurrency keep-alive connections, signed with one
+    shared Digest challenge; bodies read and discarded (the page count comes from the first
+    page's ``totalCount``, as any concurrent pager learns it)."""
+    import re
+    from concurrent.futures import ThreadPoolExecutor
+    from urllib.parse import urlsplit
+
+    from rawdigest import RawDigestPool
+
+    base = urlsplit(cfg["base_url"])
+    pool = RawDigestPool(
+        base.hostname, base.port, cfg["public_key"], cfg["private_key"], cfg["concurrency"]
+    )
+    per = cfg["page_size"]
+    path = "/api/public/v1.0/globalAlerts?itemsPerPage={}&pageNum={}"
+    executor = ThreadPoolExecutor(cfg["concurrency"])
+
+    def run() -> Any:
+        pool.prime(path.format(per, 1))
+        first = pool.get(path.format(per, 1))
+        found = re.search(rb'"totalCount"\s*:\s*(\d+)', first)
+        assert found, "no totalCount in the first page"
+        total = int(found.group(1))
+        pages = [path.format(per, p) for p in range(2, -(-total // per) + 1)]
+        return len(first) + sum(executor.map(pool.get_len, pages))
+
+    return run
 
 
 def alerts_opsmanager(cfg: dict[str, Any]) -> Callable[[], Any]:
@@ -292,11 +346,28 @@ VARIANTS: dict[str, Callable[[dict[str, Any]], Callable[[], Any]]] = {
     "fleet_opsmanager": fleet_opsmanager,
     "fleet_requests": fleet_requests,
     "fleet_floor": fleet_floor,
+    "fleet_memory_floor": fleet_memory_floor,
+    "alerts_floor": alerts_floor,
     "alerts_opsapi_list": alerts_opsapi_list,
     "alerts_opsapi_iter": alerts_opsapi_iter,
     "alerts_opsmanager": alerts_opsmanager,
     "alerts_requests": alerts_requests,
 }
+
+
+def _physical_bytes(result: Any) -> int | None:
+    """The bytes a frame's columns occupy as laid out: a 16-byte view per string, 8 bytes per
+    number, a validity bit per row where there are nulls (``estimated_size()`` also counts
+    the length of every string each view points at, far more than is stored)."""
+    if not hasattr(result, "get_columns"):
+        return None
+    import polars as pl
+
+    total = 0
+    for col in result.get_columns():
+        total += len(col) * (16 if col.dtype == pl.String else 8)
+        total += -(-len(col) // 8) if col.null_count() else 0
+    return total
 
 
 def _rows(result: Any) -> int:
@@ -324,7 +395,8 @@ def main() -> None:
         "base_rss_mb": base_rss,
         "hwm_mb": _hwm_mb(),
         "rows": _rows(result),
-        "bytes": result if isinstance(result, int) else None,
+        # Bytes read (floors), or the frame's size.
+        "bytes": result if isinstance(result, int) else _physical_bytes(result),
     }
     if cfg.get("dump") and hasattr(result, "write_parquet"):
         result.write_parquet(cfg["dump"])

@@ -186,3 +186,38 @@ pub fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
     t.sort_by(f64::total_cmp);
     t[t.len() / 2]
 }
+
+/// The memory floor: `bytes` of fresh memory written once, on 2 threads, and freed. Every
+/// client that hands over a frame of that size pays it (page faults and the first write of
+/// each page) on top of the network.
+pub fn fresh_memory(bytes: usize) {
+    std::thread::scope(|s| {
+        let half = bytes / 2;
+        let other = s.spawn(move || std::hint::black_box(vec![1u8; half]).len());
+        let mine = std::hint::black_box(vec![1u8; bytes - half]).len();
+        std::hint::black_box(mine + other.join().unwrap());
+    });
+}
+
+/// The bytes a frame's columns occupy as laid out: a 16-byte view per string, 8 bytes per
+/// number, a validity bit per row where there are nulls (polars' `estimated_size` also counts
+/// the length of every string each view points at, which is far more than is stored here).
+pub fn physical_bytes(df: &polars::prelude::DataFrame) -> usize {
+    use polars::prelude::DataType;
+    df.columns()
+        .iter()
+        .map(|c| {
+            let per_row = if *c.dtype() == DataType::String {
+                16
+            } else {
+                8
+            };
+            let validity = if c.null_count() > 0 {
+                c.len().div_ceil(8)
+            } else {
+                0
+            };
+            c.len() * per_row + validity
+        })
+        .sum()
+}

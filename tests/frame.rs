@@ -462,6 +462,17 @@ fn mixed_host_and_disk_results_keep_nulls_row_by_row() {
     assert_eq!(hosts[0], Some("hostID"));
 }
 
+/// The long frame of each result, stacked in order.
+fn stacked_long_frames(parts: &[Measurements]) -> DataFrame {
+    let mut stacked = parts[0].to_frame(Shape::Long).unwrap();
+    for m in &parts[1..] {
+        stacked
+            .vstack_mut(&m.to_frame(Shape::Long).unwrap())
+            .unwrap();
+    }
+    stacked
+}
+
 #[test]
 fn big_frames_built_on_two_threads_equal_their_parts_stacked() {
     // Enough rows (> 65 536) for the two-thread build; every part differs from the others.
@@ -516,22 +527,12 @@ async fn a_long_pull_is_built_in_batches_equal_to_its_parts() {
         .map(|h| Target::host(&h.group_id, &h.id))
         .collect();
     let q = MeasurementsQuery::period(Granularity::PT5M, "P1D".parse().unwrap());
-    let mut stacked: Option<DataFrame> = None;
+    let mut parts = Vec::new();
     for t in &hosts {
-        let m = c
-            .measurements()
-            .host(t.group_id(), t.host_id(), &q)
-            .await
-            .unwrap();
-        let part = m.to_frame(Shape::Long).unwrap();
-        match &mut stacked {
-            None => stacked = Some(part),
-            Some(s) => {
-                s.vstack_mut(&part).unwrap();
-            }
-        }
+        let api = c.measurements();
+        parts.push(api.host(t.group_id(), t.host_id(), &q).await.unwrap());
     }
-    let stacked = stacked.unwrap();
+    let stacked = stacked_long_frames(&parts);
     let rows = stacked.height();
     // Batches smaller than a host, of several hosts, and one for the whole pull.
     for batch in [1_000, rows / 5, rows] {

@@ -103,9 +103,8 @@ fn long_frame_of(results: &[&Measurements]) -> Result<DataFrame> {
         columns.extend(number_columns(&runs, height));
         columns
     };
-    let mut columns;
-    if height >= PARALLEL_ROWS {
-        columns = std::thread::scope(|scope| {
+    let columns = if height >= PARALLEL_ROWS {
+        std::thread::scope(|scope| {
             let first = scope.spawn(|| strings(0..3));
             let rest = second_half();
             let mut columns = first
@@ -113,11 +112,12 @@ fn long_frame_of(results: &[&Measurements]) -> Result<DataFrame> {
                 .unwrap_or_else(|e| std::panic::resume_unwind(e));
             columns.extend(rest);
             columns
-        });
+        })
     } else {
-        columns = strings(0..3);
+        let mut columns = strings(0..3);
         columns.extend(second_half());
-    }
+        columns
+    };
     DataFrame::new(height, columns).map_err(polars_err)
 }
 

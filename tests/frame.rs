@@ -526,7 +526,10 @@ async fn a_long_pull_is_built_in_batches_equal_to_its_parts() {
         .take(12)
         .map(|h| Target::host(&h.group_id, &h.id))
         .collect();
-    let q = MeasurementsQuery::period(Granularity::PT5M, "P1D".parse().unwrap());
+    // A fixed window: a period ending now moves between the calls compared here.
+    let start = opsapi::query::parse_timestamp("start", "2026-01-01T00:00:00Z").unwrap();
+    let end = opsapi::query::parse_timestamp("end", "2026-01-02T00:00:00Z").unwrap();
+    let q = MeasurementsQuery::range(Granularity::PT5M, start, end);
     let mut parts = Vec::new();
     for t in &hosts {
         let api = c.measurements();

@@ -1,5 +1,9 @@
 //! Decoding of response bodies, with the failing field named on error.
 
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{decode_error, Result};
@@ -20,11 +24,32 @@ pub fn decode_model<T: Decode>(body: &[u8]) -> Result<T> {
     T::decode_at("", body)
 }
 
-/// A model that keeps its object: parsed as a `Value`, then read with path tracking.
+/// A model that keeps its object: its text is found, then the typed fields are read from it
+/// (see [`from_raw_at`]).
 pub(crate) fn decode_object_at<T: Model>(path: &str, body: &[u8]) -> Result<T> {
-    let value: Value =
+    let raw: &RawValue =
         serde_json::from_slice(body).map_err(|e| decode_error(path, String::new(), &e, body))?;
-    from_value_at(path, String::new(), unwrap_envelope(value), body)
+    from_raw_at(path, None, unwrap_envelope_raw(raw).get(), body)
+}
+
+/// `{"status": 200, "content": X}` → `X`; anything else as it is.
+fn unwrap_envelope_raw(raw: &RawValue) -> &RawValue {
+    if !raw.get().starts_with('{') {
+        return raw;
+    }
+    match serde_json::from_str::<HashMap<String, &RawValue>>(raw.get()) {
+        Ok(map) if map.len() == 2 => match (map.get("status"), map.get("content")) {
+            (Some(status), Some(content))
+                if status
+                    .get()
+                    .starts_with(|c: char| c == '-' || c.is_ascii_digit()) =>
+            {
+                content
+            }
+            _ => raw,
+        },
+        _ => raw,
+    }
 }
 
 /// Measurements are large: scanned straight into columns in one pass; a body the scanner does
@@ -48,49 +73,68 @@ pub(crate) fn decode_measurements(path: &str, body: &[u8]) -> Result<Measurement
     }
 }
 
-/// `{"status": 200, "content": X}` → `X`; anything else as it is.
-pub(crate) fn unwrap_envelope(value: Value) -> Value {
-    match value {
-        Value::Object(mut map)
-            if map.len() == 2
-                && map.contains_key("content")
-                && map.get("status").is_some_and(Value::is_number) =>
-        {
-            map.remove("content").unwrap_or(Value::Null)
+/// Decodes one object from its text and keeps the text. `item` (the index in `results`) leads
+/// the field path on error; `body` is the whole response, whose start errors show.
+///
+/// The typed fields are read straight from the text; only a failure reads it again, tracking
+/// the path to name the field.
+pub(crate) fn from_raw_at<T: Model>(
+    path: &str,
+    item: Option<usize>,
+    text: &str,
+    body: &[u8],
+) -> Result<T> {
+    let prefix = || item.map_or_else(String::new, |i| format!("results[{i}]"));
+    if !text.starts_with('{') {
+        let e = format!("expected a JSON object, found {}", kind_of_text(text));
+        return Err(decode_error(path, prefix(), &e, body));
+    }
+    match serde_json::from_str::<T>(text) {
+        Ok(mut model) => {
+            model.set_raw(text.into());
+            Ok(model)
         }
-        other => other,
+        Err(first) => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            let (field, message) = match serde_path_to_error::deserialize::<_, T>(&mut de) {
+                Err(e) => {
+                    let inner = e.path().to_string();
+                    let prefix = prefix();
+                    let field = match (prefix.is_empty(), inner == ".") {
+                        (true, _) => inner,
+                        (false, true) => prefix,
+                        (false, false) => format!("{prefix}.{inner}"),
+                    };
+                    (field, without_position(e.inner()))
+                }
+                Ok(_) => (prefix(), without_position(&first)),
+            };
+            Err(decode_error(path, field, &message, body))
+        }
     }
 }
 
-/// Decodes one object, with `prefix` (`results[3]`) leading the field path on error.
-pub(crate) fn from_value_at<T: Model>(
-    path: &str,
-    prefix: String,
-    value: Value,
-    body: &[u8],
-) -> Result<T> {
-    let Value::Object(map) = value else {
-        let e = <serde_json::Error as serde::de::Error>::custom(format!(
-            "expected a JSON object, found {}",
-            kind(&value)
-        ));
-        return Err(decode_error(path, prefix, &e, body));
-    };
-    let value = Value::Object(map);
-    let mut model: T = serde_path_to_error::deserialize(&value).map_err(|e| {
-        let inner = e.path().to_string();
-        let field = match (prefix.is_empty(), inner == ".") {
-            (true, _) => inner,
-            (false, true) => prefix.clone(),
-            (false, false) => format!("{prefix}.{inner}"),
-        };
-        decode_error(path, field, e.inner(), body)
-    })?;
-    let Value::Object(map) = value else {
-        unreachable!("constructed as an object above")
-    };
-    model.set_raw(map);
-    Ok(model)
+/// A serde error's message without its "at line 1 column N", which counts within one object
+/// and would mislead about the body (the field path says where instead).
+fn without_position(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match message.strip_suffix(&suffix) {
+        Some(m) if e.line() > 0 => m.to_string(),
+        _ => message,
+    }
+}
+
+/// What a JSON text is, from its first character (the text is valid JSON).
+fn kind_of_text(text: &str) -> &'static str {
+    match text.as_bytes().first() {
+        Some(b'{') => "an object",
+        Some(b'[') => "an array",
+        Some(b'"') => "a string",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'n') => "null",
+        _ => "a number",
+    }
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -121,11 +165,48 @@ impl<T> Page<T> {
     }
 }
 
+/// A page as the service sends it, with each item's text borrowed from the body.
+#[derive(Deserialize)]
+struct RawPage<'a> {
+    #[serde(borrow)]
+    results: Option<Vec<&'a RawValue>>,
+    #[serde(rename = "totalCount")]
+    total_count: Option<u64>,
+    links: Option<Vec<Link>>,
+}
+
 pub(crate) fn decode_page<T: Model>(path: &str, body: &[u8]) -> Result<Page<T>> {
+    let page = match serde_json::from_slice::<RawPage<'_>>(body) {
+        Ok(
+            page @ RawPage {
+                results: Some(_), ..
+            },
+        ) => page,
+        // Not the documented shape: read again as a value, to say precisely what is wrong.
+        _ => return decode_page_value(path, body),
+    };
+    let items = page
+        .results
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, raw)| from_raw_at(path, Some(i), raw.get(), body))
+        .collect::<Result<Vec<T>>>()?;
+    Ok(Page {
+        items,
+        total_count: page.total_count,
+        links: page.links.unwrap_or_default(),
+    })
+}
+
+/// The slow path of [`decode_page`], for bodies that are not the documented page: the error
+/// names the field at fault (or, for a body that is only unusual, such as one with a repeated
+/// key, the page decodes from its value).
+fn decode_page_value<T: Model>(path: &str, body: &[u8]) -> Result<Page<T>> {
     let value: Value =
         serde_json::from_slice(body).map_err(|e| decode_error(path, String::new(), &e, body))?;
     let Value::Object(mut map) = value else {
-        let e = <serde_json::Error as serde::de::Error>::custom("expected a list object");
+        let e = "expected a list object";
         return Err(decode_error(path, String::new(), &e, body));
     };
     let results = match map.remove("results") {
@@ -135,10 +216,7 @@ pub(crate) fn decode_page<T: Model>(path: &str, body: &[u8]) -> Result<Page<T>> 
             return Err(decode_error(path, "results".into(), &e, body));
         }
         Some(other) => {
-            let e = <serde_json::Error as serde::de::Error>::custom(format!(
-                "expected an array, found {}",
-                kind(&other)
-            ));
+            let e = format!("expected an array, found {}", kind(&other));
             return Err(decode_error(path, "results".into(), &e, body));
         }
     };
@@ -146,8 +224,7 @@ pub(crate) fn decode_page<T: Model>(path: &str, body: &[u8]) -> Result<Page<T>> 
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64(),
         Some(_) => {
-            let e =
-                <serde_json::Error as serde::de::Error>::custom("expected a non-negative integer");
+            let e = "expected a non-negative integer";
             return Err(decode_error(path, "totalCount".into(), &e, body));
         }
     };
@@ -155,7 +232,7 @@ pub(crate) fn decode_page<T: Model>(path: &str, body: &[u8]) -> Result<Page<T>> 
     let items = results
         .into_iter()
         .enumerate()
-        .map(|(i, v)| from_value_at(path, format!("results[{i}]"), v, body))
+        .map(|(i, v)| from_raw_at(path, Some(i), &v.to_string(), body))
         .collect::<Result<Vec<T>>>()?;
     Ok(Page {
         items,
@@ -175,5 +252,132 @@ fn links_of(path: &str, map: &mut Map<String, Value>, body: &[u8]) -> Result<Vec
                 body,
             )
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Alert, Error, Host};
+
+    fn field_and_message(e: Error) -> (String, String) {
+        match e {
+            Error::Decode { field, message, .. } => (field, message),
+            other => panic!("expected a decode error, got {other}"),
+        }
+    }
+
+    #[test]
+    fn page_items_keep_the_servers_text_exactly() {
+        let body = br#"{"totalCount": 2, "links": [{"rel": "self", "href": "https://x/a"}],
+            "results": [ {"id":"a1","status":"OPEN","zeta":1.0e3,"alpha":[1, 2]} ,
+                         {"id":"a2", "currentValue": {"number": 12, "units": "RAW"}} ]}"#;
+        let page: Page<Alert> = decode_page("/globalAlerts", body).unwrap();
+        assert_eq!(page.total_count, Some(2));
+        assert_eq!(page.link("self"), Some("https://x/a"));
+        assert_eq!(page.items.len(), 2);
+        // Key order, spacing inside and number spelling as sent; parsed on demand.
+        assert_eq!(
+            page.items[0].raw_json(),
+            r#"{"id":"a1","status":"OPEN","zeta":1.0e3,"alpha":[1, 2]}"#
+        );
+        assert_eq!(page.items[0].raw()["zeta"], 1000.0);
+        assert_eq!(
+            page.items[1].raw_json(),
+            r#"{"id":"a2", "currentValue": {"number": 12, "units": "RAW"}}"#
+        );
+        assert_eq!(
+            page.items[1].current_value.as_ref().unwrap().number,
+            Some(12.0)
+        );
+    }
+
+    #[test]
+    fn page_item_errors_name_the_item_and_field_without_a_misleading_position() {
+        let body = br#"{"totalCount": 2, "results": [{"id": "a1"}, {"id": "a2", "created": "yesterday"}]}"#;
+        let (field, message) = field_and_message(decode_page::<Alert>("/p", body).unwrap_err());
+        assert_eq!(field, "results[1].created");
+        // chrono's words; serde_json would add "at line 1 column 15", counted within the item.
+        assert_eq!(message, "input contains invalid characters");
+
+        let body = br#"{"totalCount": 2, "results": [{"id": "a1"}, 7]}"#;
+        let (field, message) = field_and_message(decode_page::<Alert>("/p", body).unwrap_err());
+        assert_eq!(
+            (field.as_str(), message.as_str()),
+            ("results[1]", "expected a JSON object, found a number")
+        );
+    }
+
+    #[test]
+    fn pages_not_in_the_documented_shape_say_what_is_wrong() {
+        let cases: [(&[u8], &str, &str); 5] = [
+            (
+                br#"{"totalCount": 1}"#,
+                "results",
+                "missing field `results`",
+            ),
+            (
+                br#"{"results": {"id": "a1"}}"#,
+                "results",
+                "expected an array, found an object",
+            ),
+            (
+                br#"{"results": [], "totalCount": -1}"#,
+                "totalCount",
+                "expected a non-negative integer",
+            ),
+            (
+                br#"{"results": [], "links": [{"rel": 5}]}"#,
+                "links[0].rel",
+                "invalid type",
+            ),
+            (br#"[{"id": "a1"}]"#, ".", "expected a list object"),
+        ];
+        for (body, want_field, want_message) in cases {
+            let (field, message) = field_and_message(decode_page::<Alert>("/p", body).unwrap_err());
+            assert_eq!(field, want_field, "{}", String::from_utf8_lossy(body));
+            assert!(message.contains(want_message), "{message}");
+        }
+    }
+
+    #[test]
+    fn an_unusual_page_still_decodes_through_the_value() {
+        // A repeated key is refused by the typed page and accepted (last wins) by a value.
+        let body = br#"{"results": [{"id": "old"}], "results": [{"id": "a1", "status": "CLOSED"}], "totalCount": 1}"#;
+        let page: Page<Alert> = decode_page("/p", body).unwrap();
+        assert_eq!(page.items.len(), 1);
+        assert_eq!(page.items[0].id.as_deref(), Some("a1"));
+        assert_eq!(page.items[0].raw()["status"], "CLOSED");
+    }
+
+    #[test]
+    fn single_objects_keep_their_text_with_or_without_an_envelope() {
+        let host: Host = decode_object_at("/h", b" {\"id\": \"h1\", \"port\": 27017} \n").unwrap();
+        assert_eq!(host.raw_json(), r#"{"id": "h1", "port": 27017}"#);
+        let host: Host =
+            decode_object_at("/h", br#"{"status": 200, "content": {"id": "h1"}}"#).unwrap();
+        assert_eq!(host.raw_json(), r#"{"id": "h1"}"#);
+        // Only the exact envelope shape is unwrapped.
+        let host: Host =
+            decode_object_at("/h", br#"{"status": "OK", "content": {"id": "h1"}}"#).unwrap();
+        assert_eq!(host.id, None);
+        assert_eq!(host.raw()["status"], "OK");
+        let (field, message) =
+            field_and_message(decode_object_at::<Host>("/h", b"[1]").unwrap_err());
+        assert_eq!(
+            (field.as_str(), message.as_str()),
+            (".", "expected a JSON object, found an array")
+        );
+        let (field, _) =
+            field_and_message(decode_object_at::<Host>("/h", br#"{"port": "27017"}"#).unwrap_err());
+        assert_eq!(field, "port");
+    }
+
+    #[test]
+    fn a_model_not_from_a_response_serializes_as_an_empty_object() {
+        let alert = Alert::default();
+        assert_eq!(alert.raw_json(), "{}");
+        assert!(alert.raw().is_empty());
+        assert_eq!(serde_json::to_string(&alert).unwrap(), "{}");
     }
 }

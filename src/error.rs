@@ -202,7 +202,7 @@ pub(crate) fn truncate(s: &str, max: usize) -> &str {
 pub(crate) fn decode_error(
     path: &str,
     field: String,
-    err: &serde_json::Error,
+    err: &dyn std::fmt::Display,
     body: &[u8],
 ) -> Error {
     let text = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();

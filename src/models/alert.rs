@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{raw_model, string_enum, Link};
 
@@ -93,9 +93,9 @@ pub struct Alert {
     /// `links`
     pub links: Option<Vec<Link>>,
     #[serde(skip)]
-    raw: Map<String, Value>,
+    raw: super::RawJson,
 }
-raw_model!(Alert, id);
+raw_model!(Alert, raw, id: id);
 
 /// A global alert: the same fields as [`Alert`].
 pub type GlobalAlert = Alert;
@@ -128,6 +128,6 @@ pub struct AlertConfig {
     /// `links`
     pub links: Option<Vec<Link>>,
     #[serde(skip)]
-    raw: Map<String, Value>,
+    raw: super::RawJson,
 }
-raw_model!(AlertConfig, id);
+raw_model!(AlertConfig, raw, id: id);

@@ -2,9 +2,9 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::{alert::CurrentValue, Link};
+use super::{alert::CurrentValue, raw_model, Link};
 
 /// One changed parameter of an [`EventDiff`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -103,23 +103,7 @@ pub struct Event {
     pub links: Option<Vec<Link>>,
     #[serde(skip)]
     #[doc(hidden)]
-    raw_object: Map<String, Value>,
+    raw_object: super::RawJson,
 }
 
-impl super::Model for Event {
-    fn set_raw(&mut self, raw: Map<String, Value>) {
-        self.raw_object = raw;
-    }
-    fn raw(&self) -> &Map<String, Value> {
-        &self.raw_object
-    }
-    fn item_id(&self) -> Option<&str> {
-        self.id.as_deref()
-    }
-}
-
-impl Serialize for Event {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.raw_object.serialize(s)
-    }
-}
+raw_model!(Event, raw_object, id: id);

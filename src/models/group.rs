@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{raw_model, Link};
 
@@ -32,9 +32,9 @@ pub struct Group {
     /// `links`
     pub links: Option<Vec<Link>>,
     #[serde(skip)]
-    raw: Map<String, Value>,
+    raw: super::RawJson,
 }
-raw_model!(Group, id);
+raw_model!(Group, raw, id: id);
 
 /// A disk partition of a host (`/groups/{g}/hosts/{h}/disks`).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
@@ -46,21 +46,10 @@ pub struct Partition {
     /// `links`
     pub links: Option<Vec<Link>>,
     #[serde(skip)]
-    raw: Map<String, Value>,
+    raw: super::RawJson,
 }
 
-impl super::Model for Partition {
-    fn set_raw(&mut self, raw: Map<String, Value>) {
-        self.raw = raw;
-    }
-    fn raw(&self) -> &Map<String, Value> {
-        &self.raw
-    }
-    fn item_id(&self) -> Option<&str> {
-        self.partition_name.as_deref()
-    }
-}
-raw_model!(@ser Partition);
+raw_model!(Partition, raw, id: partition_name);
 
 /// An entry of the global API access list (`/admin/accessList`).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
@@ -78,6 +67,6 @@ pub struct AccessListEntry {
     /// `links`
     pub links: Option<Vec<Link>>,
     #[serde(skip)]
-    raw: Map<String, Value>,
+    raw: super::RawJson,
 }
-raw_model!(AccessListEntry, id);
+raw_model!(AccessListEntry, raw, id: id);

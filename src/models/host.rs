@@ -2,7 +2,6 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use super::{raw_model, string_enum, Link};
 
@@ -157,6 +156,6 @@ pub struct Host {
     /// `links`
     pub links: Option<Vec<Link>>,
     #[serde(skip)]
-    raw: Map<String, Value>,
+    raw: super::RawJson,
 }
-raw_model!(Host, id);
+raw_model!(Host, raw, id: id);

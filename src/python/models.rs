@@ -10,6 +10,7 @@ use pyo3::types::{PyList, PySlice};
 use pyo3_polars::PyDataFrame;
 
 use crate::frame::Shape;
+use crate::Model;
 
 use super::errors::to_py_err;
 
@@ -36,21 +37,79 @@ fn repr_opt<T: std::fmt::Debug>(v: &Option<T>) -> String {
     }
 }
 
-/// Declares a frozen pyclass whose attributes are copied from a core model.
+/// Declares a frozen pyclass over a core model, with one getter per attribute (read from the
+/// model on access: nothing is copied when the object is made) and the given methods.
 macro_rules! model_class {
-    ($(#[$meta:meta])* $py:ident($name:literal) from $rust:ty { $($field:ident : $ty:ty = |$m:ident| $conv:expr),* $(,)? }) => {
+    (
+        $(#[$meta:meta])* $py:ident($name:literal) from $rust:ty {
+            $($field:ident : $ty:ty = |$m:ident| $conv:expr),* $(,)?
+        }
+        methods { $($methods:tt)* }
+    ) => {
         $(#[$meta])*
         #[pyclass(frozen, name = $name, module = "opsapi._native")]
         pub struct $py {
-            $( #[pyo3(get)] pub $field: $ty, )*
-            pub(crate) inner: $rust,
+            inner: Shared<$rust>,
         }
         impl From<$rust> for $py {
             fn from(m: $rust) -> Self {
-                Self { $( $field: { let $m = &m; $conv }, )* inner: m }
+                Self { inner: Shared::one(m) }
             }
         }
+        impl From<Shared<$rust>> for $py {
+            fn from(inner: Shared<$rust>) -> Self {
+                Self { inner }
+            }
+        }
+        impl $py {
+            fn inner(&self) -> &$rust {
+                self.inner.get()
+            }
+        }
+        #[pymethods]
+        impl $py {
+            $(
+                #[getter]
+                fn $field(&self) -> $ty {
+                    let $m = self.inner();
+                    $conv
+                }
+            )*
+            /// The JSON object exactly as the server sent it.
+            fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+                raw_to_py(py, self.inner())
+            }
+            $($methods)*
+        }
     };
+}
+
+/// One item of a list that Python objects share: the list's items stay where paging put them,
+/// and indexing or iterating makes a small object pointing at one of them.
+pub(crate) struct Shared<T> {
+    items: Arc<Vec<T>>,
+    index: usize,
+}
+
+impl<T> Shared<T> {
+    fn one(item: T) -> Self {
+        Self::at(Arc::new(vec![item]), 0)
+    }
+    fn at(items: Arc<Vec<T>>, index: usize) -> Self {
+        debug_assert!(index < items.len());
+        Self { items, index }
+    }
+    fn get(&self) -> &T {
+        &self.items[self.index]
+    }
+}
+
+/// A model's kept object, parsed by Python's `json` from the text the server sent.
+fn raw_to_py(py: Python<'_>, model: &impl Model) -> PyResult<Py<PyAny>> {
+    Ok(py
+        .import("json")?
+        .call_method1("loads", (model.raw_json(),))?
+        .unbind())
 }
 
 /// A `rel`/`href` pair.
@@ -119,46 +178,40 @@ fn current_value(v: &Option<crate::CurrentValue>) -> Option<CurrentValue> {
 model_class! {
     /// An alert: a global alert or an open alert of an alert configuration.
     Alert("Alert") from crate::Alert {
-        id: Option<String> = |m| m.id.clone(),
-        group_id: Option<String> = |m| m.group_id.clone(),
-        alert_config_id: Option<String> = |m| m.alert_config_id.clone(),
-        type_name: Option<String> = |m| m.type_name.clone(),
-        event_type_name: Option<String> = |m| m.event_type_name.clone(),
-        status: Option<String> = |m| m.status.as_ref().map(|s| s.as_str().to_string()),
+        id: Option<&str> = |m| m.id.as_deref(),
+        group_id: Option<&str> = |m| m.group_id.as_deref(),
+        alert_config_id: Option<&str> = |m| m.alert_config_id.as_deref(),
+        type_name: Option<&str> = |m| m.type_name.as_deref(),
+        event_type_name: Option<&str> = |m| m.event_type_name.as_deref(),
+        status: Option<&str> = |m| m.status.as_ref().map(|s| s.as_str()),
         acknowledged_until: Option<DateTime<Utc>> = |m| m.acknowledged_until,
-        acknowledgement_comment: Option<String> = |m| m.acknowledgement_comment.clone(),
-        acknowledging_username: Option<String> = |m| m.acknowledging_username.clone(),
+        acknowledgement_comment: Option<&str> = |m| m.acknowledgement_comment.as_deref(),
+        acknowledging_username: Option<&str> = |m| m.acknowledging_username.as_deref(),
         created: Option<DateTime<Utc>> = |m| m.created,
         updated: Option<DateTime<Utc>> = |m| m.updated,
         resolved: Option<DateTime<Utc>> = |m| m.resolved,
         last_notified: Option<DateTime<Utc>> = |m| m.last_notified,
         current_value: Option<CurrentValue> = |m| current_value(&m.current_value),
-        metric_name: Option<String> = |m| m.metric_name.clone(),
-        host_id: Option<String> = |m| m.host_id.clone(),
-        hostname_and_port: Option<String> = |m| m.hostname_and_port.clone(),
-        replica_set_name: Option<String> = |m| m.replica_set_name.clone(),
-        cluster_id: Option<String> = |m| m.cluster_id.clone(),
-        cluster_name: Option<String> = |m| m.cluster_name.clone(),
-        source_type_name: Option<String> = |m| m.source_type_name.clone(),
+        metric_name: Option<&str> = |m| m.metric_name.as_deref(),
+        host_id: Option<&str> = |m| m.host_id.as_deref(),
+        hostname_and_port: Option<&str> = |m| m.hostname_and_port.as_deref(),
+        replica_set_name: Option<&str> = |m| m.replica_set_name.as_deref(),
+        cluster_id: Option<&str> = |m| m.cluster_id.as_deref(),
+        cluster_name: Option<&str> = |m| m.cluster_name.as_deref(),
+        source_type_name: Option<&str> = |m| m.source_type_name.as_deref(),
         tags: Option<Vec<String>> = |m| m.tags.clone(),
         links: Vec<Link> = |m| links(&m.links),
     }
-}
-
-#[pymethods]
-impl Alert {
-    /// The JSON object exactly as the server sent it.
-    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        json_to_py(py, &self.inner)
-    }
-    fn __repr__(&self) -> String {
-        format!(
-            "Alert(id={}, event_type_name={}, status={}, created={})",
-            repr_opt(&self.id),
-            repr_opt(&self.event_type_name),
-            repr_opt(&self.status),
-            repr_opt(&self.created.map(|t| t.to_rfc3339()))
-        )
+    methods {
+        fn __repr__(&self) -> String {
+            format!(
+                "Alert(id={}, event_type_name={}, status={}, created={})",
+                repr_opt(&self.id()),
+                repr_opt(&self.event_type_name()),
+                repr_opt(&self.status()),
+                repr_opt(&self.created().map(|t| t.to_rfc3339()))
+            )
+        }
     }
 }
 
@@ -191,18 +244,18 @@ impl SystemInfo {
 model_class! {
     /// A monitored MongoDB process.
     Host("Host") from crate::Host {
-        id: Option<String> = |m| m.id.clone(),
-        group_id: Option<String> = |m| m.group_id.clone(),
-        hostname: Option<String> = |m| m.hostname.clone(),
+        id: Option<&str> = |m| m.id.as_deref(),
+        group_id: Option<&str> = |m| m.group_id.as_deref(),
+        hostname: Option<&str> = |m| m.hostname.as_deref(),
         port: Option<i64> = |m| m.port,
-        ip_address: Option<String> = |m| m.ip_address.clone(),
+        ip_address: Option<&str> = |m| m.ip_address.as_deref(),
         aliases: Option<Vec<String>> = |m| m.aliases.clone(),
-        type_name: Option<String> = |m| m.type_name.as_ref().map(|s| s.as_str().to_string()),
-        replica_set_name: Option<String> = |m| m.replica_set_name.clone(),
-        replica_state_name: Option<String> = |m| m.replica_state_name.as_ref().map(|s| s.as_str().to_string()),
-        shard_name: Option<String> = |m| m.shard_name.clone(),
-        cluster_id: Option<String> = |m| m.cluster_id.clone(),
-        version: Option<String> = |m| m.version.clone(),
+        type_name: Option<&str> = |m| m.type_name.as_ref().map(|s| s.as_str()),
+        replica_set_name: Option<&str> = |m| m.replica_set_name.as_deref(),
+        replica_state_name: Option<&str> = |m| m.replica_state_name.as_ref().map(|s| s.as_str()),
+        shard_name: Option<&str> = |m| m.shard_name.as_deref(),
+        cluster_id: Option<&str> = |m| m.cluster_id.as_deref(),
+        version: Option<&str> = |m| m.version.as_deref(),
         created: Option<DateTime<Utc>> = |m| m.created,
         last_ping: Option<DateTime<Utc>> = |m| m.last_ping,
         last_restart: Option<DateTime<Utc>> = |m| m.last_restart,
@@ -222,28 +275,22 @@ model_class! {
         munin_enabled: Option<bool> = |m| m.munin_enabled,
         munin_port: Option<i64> = |m| m.munin_port,
         slave_delay_sec: Option<i64> = |m| m.slave_delay_sec,
-        auth_mechanism_name: Option<String> = |m| m.auth_mechanism_name.clone(),
-        username: Option<String> = |m| m.username.clone(),
+        auth_mechanism_name: Option<&str> = |m| m.auth_mechanism_name.as_deref(),
+        username: Option<&str> = |m| m.username.as_deref(),
         system_info: Option<SystemInfo> = |m| m.system_info.as_ref().map(|s| SystemInfo { mem_size_mb: s.mem_size_mb, num_cores: s.num_cores }),
         links: Vec<Link> = |m| links(&m.links),
     }
-}
-
-#[pymethods]
-impl Host {
-    /// The JSON object exactly as the server sent it.
-    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        json_to_py(py, &self.inner)
-    }
-    fn __repr__(&self) -> String {
-        format!(
-            "Host(id={}, hostname={}, port={}, type_name={}, replica_state_name={})",
-            repr_opt(&self.id),
-            repr_opt(&self.hostname),
-            repr_opt(&self.port),
-            repr_opt(&self.type_name),
-            repr_opt(&self.replica_state_name)
-        )
+    methods {
+        fn __repr__(&self) -> String {
+            format!(
+                "Host(id={}, hostname={}, port={}, type_name={}, replica_state_name={})",
+                repr_opt(&self.id()),
+                repr_opt(&self.hostname()),
+                repr_opt(&self.port()),
+                repr_opt(&self.type_name()),
+                repr_opt(&self.replica_state_name())
+            )
+        }
     }
 }
 
@@ -350,106 +397,95 @@ impl EventDiff {
 model_class! {
     /// A project event.
     Event("Event") from crate::Event {
-        id: Option<String> = |m| m.id.clone(),
-        group_id: Option<String> = |m| m.group_id.clone(),
-        org_id: Option<String> = |m| m.org_id.clone(),
-        event_type_name: Option<String> = |m| m.event_type_name.clone(),
+        id: Option<&str> = |m| m.id.as_deref(),
+        group_id: Option<&str> = |m| m.group_id.as_deref(),
+        org_id: Option<&str> = |m| m.org_id.as_deref(),
+        event_type_name: Option<&str> = |m| m.event_type_name.as_deref(),
         created: Option<DateTime<Utc>> = |m| m.created,
-        host_id: Option<String> = |m| m.host_id.clone(),
-        hostname: Option<String> = |m| m.hostname.clone(),
+        host_id: Option<&str> = |m| m.host_id.as_deref(),
+        hostname: Option<&str> = |m| m.hostname.as_deref(),
         port: Option<i64> = |m| m.port,
-        replica_set_name: Option<String> = |m| m.replica_set_name.clone(),
-        shard_name: Option<String> = |m| m.shard_name.clone(),
-        cluster_id: Option<String> = |m| m.cluster_id.clone(),
-        cluster_name: Option<String> = |m| m.cluster_name.clone(),
-        alert_id: Option<String> = |m| m.alert_id.clone(),
-        alert_config_id: Option<String> = |m| m.alert_config_id.clone(),
-        metric_name: Option<String> = |m| m.metric_name.clone(),
+        replica_set_name: Option<&str> = |m| m.replica_set_name.as_deref(),
+        shard_name: Option<&str> = |m| m.shard_name.as_deref(),
+        cluster_id: Option<&str> = |m| m.cluster_id.as_deref(),
+        cluster_name: Option<&str> = |m| m.cluster_name.as_deref(),
+        alert_id: Option<&str> = |m| m.alert_id.as_deref(),
+        alert_config_id: Option<&str> = |m| m.alert_config_id.as_deref(),
+        metric_name: Option<&str> = |m| m.metric_name.as_deref(),
         current_value: Option<CurrentValue> = |m| current_value(&m.current_value),
-        user_id: Option<String> = |m| m.user_id.clone(),
-        username: Option<String> = |m| m.username.clone(),
-        public_key: Option<String> = |m| m.public_key.clone(),
-        remote_address: Option<String> = |m| m.remote_address.clone(),
+        user_id: Option<&str> = |m| m.user_id.as_deref(),
+        username: Option<&str> = |m| m.username.as_deref(),
+        public_key: Option<&str> = |m| m.public_key.as_deref(),
+        remote_address: Option<&str> = |m| m.remote_address.as_deref(),
         is_global_admin: Option<bool> = |m| m.is_global_admin,
         diffs: Option<Vec<EventDiff>> = |m| m.diffs.as_ref().map(|v| v.iter().map(|d| EventDiff { inner: d.clone() }).collect()),
         links: Vec<Link> = |m| links(&m.links),
     }
-}
-
-#[pymethods]
-impl Event {
-    /// The `raw` document (only with `include_raw=True`).
-    #[getter]
-    fn raw(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        opt_json(py, &self.inner.raw)
-    }
-    /// The JSON object exactly as the server sent it.
-    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        json_to_py(py, &self.inner)
-    }
-    fn __repr__(&self) -> String {
-        format!(
-            "Event(id={}, event_type_name={}, created={})",
-            repr_opt(&self.id),
-            repr_opt(&self.event_type_name),
-            repr_opt(&self.created.map(|t| t.to_rfc3339()))
-        )
+    methods {
+        /// The `raw` document (only with `include_raw=True`).
+        #[getter]
+        fn raw(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+            opt_json(py, &self.inner().raw)
+        }
+        fn __repr__(&self) -> String {
+            format!(
+                "Event(id={}, event_type_name={}, created={})",
+                repr_opt(&self.id()),
+                repr_opt(&self.event_type_name()),
+                repr_opt(&self.created().map(|t| t.to_rfc3339()))
+            )
+        }
     }
 }
 
 model_class! {
     /// An alert configuration of a project.
     AlertConfig("AlertConfig") from crate::AlertConfig {
-        id: Option<String> = |m| m.id.clone(),
-        group_id: Option<String> = |m| m.group_id.clone(),
-        event_type_name: Option<String> = |m| m.event_type_name.clone(),
-        type_name: Option<String> = |m| m.type_name.clone(),
+        id: Option<&str> = |m| m.id.as_deref(),
+        group_id: Option<&str> = |m| m.group_id.as_deref(),
+        event_type_name: Option<&str> = |m| m.event_type_name.as_deref(),
+        type_name: Option<&str> = |m| m.type_name.as_deref(),
         enabled: Option<bool> = |m| m.enabled,
         created: Option<DateTime<Utc>> = |m| m.created,
         updated: Option<DateTime<Utc>> = |m| m.updated,
         links: Vec<Link> = |m| links(&m.links),
     }
-}
-
-#[pymethods]
-impl AlertConfig {
-    #[getter]
-    fn matchers(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match &self.inner.matchers {
-            Some(v) => json_to_py(py, v),
-            None => Ok(py.None()),
+    methods {
+        #[getter]
+        fn matchers(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+            match &self.inner().matchers {
+                Some(v) => json_to_py(py, v),
+                None => Ok(py.None()),
+            }
         }
-    }
-    #[getter]
-    fn metric_threshold(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        opt_json(py, &self.inner.metric_threshold)
-    }
-    #[getter]
-    fn notifications(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match &self.inner.notifications {
-            Some(v) => json_to_py(py, v),
-            None => Ok(py.None()),
+        #[getter]
+        fn metric_threshold(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+            opt_json(py, &self.inner().metric_threshold)
         }
-    }
-    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        json_to_py(py, &self.inner)
-    }
-    fn __repr__(&self) -> String {
-        format!(
-            "AlertConfig(id={}, event_type_name={}, enabled={})",
-            repr_opt(&self.id),
-            repr_opt(&self.event_type_name),
-            repr_opt(&self.enabled)
-        )
+        #[getter]
+        fn notifications(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+            match &self.inner().notifications {
+                Some(v) => json_to_py(py, v),
+                None => Ok(py.None()),
+            }
+        }
+        fn __repr__(&self) -> String {
+            format!(
+                "AlertConfig(id={}, event_type_name={}, enabled={})",
+                repr_opt(&self.id()),
+                repr_opt(&self.event_type_name()),
+                repr_opt(&self.enabled())
+            )
+        }
     }
 }
 
 model_class! {
     /// A project (the API's group).
     Group("Group") from crate::Group {
-        id: Option<String> = |m| m.id.clone(),
-        name: Option<String> = |m| m.name.clone(),
-        org_id: Option<String> = |m| m.org_id.clone(),
+        id: Option<&str> = |m| m.id.as_deref(),
+        name: Option<&str> = |m| m.name.as_deref(),
+        org_id: Option<&str> = |m| m.org_id.as_deref(),
         active_agent_count: Option<i64> = |m| m.active_agent_count,
         replica_set_count: Option<i64> = |m| m.replica_set_count,
         shard_count: Option<i64> = |m| m.shard_count,
@@ -457,23 +493,18 @@ model_class! {
         tags: Option<Vec<String>> = |m| m.tags.clone(),
         links: Vec<Link> = |m| links(&m.links),
     }
-}
-
-#[pymethods]
-impl Group {
-    #[getter]
-    fn host_counts(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        opt_json(py, &self.inner.host_counts)
-    }
-    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        json_to_py(py, &self.inner)
-    }
-    fn __repr__(&self) -> String {
-        format!(
-            "Group(id={}, name={})",
-            repr_opt(&self.id),
-            repr_opt(&self.name)
-        )
+    methods {
+        #[getter]
+        fn host_counts(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+            opt_json(py, &self.inner().host_counts)
+        }
+        fn __repr__(&self) -> String {
+            format!(
+                "Group(id={}, name={})",
+                repr_opt(&self.id()),
+                repr_opt(&self.name())
+            )
+        }
     }
 }
 
@@ -628,7 +659,7 @@ fn index_of(len: usize, index: isize) -> PyResult<usize> {
 }
 
 macro_rules! list_class {
-    ($(#[$meta:meta])* $py:ident($name:literal) of $item:ident($rust:ty), $frame:path) => {
+    ($(#[$meta:meta])* $py:ident($name:literal) of $item:ident($rust:ty), $frame:path, $iter:ident) => {
         $(#[$meta])*
         #[pyclass(frozen, sequence, name = $name, module = "opsapi._native", skip_from_py_object)]
         pub struct $py {
@@ -662,7 +693,7 @@ macro_rules! list_class {
                     let mut out = Vec::with_capacity(ix.slicelength);
                     let mut i = ix.start;
                     for _ in 0..ix.slicelength {
-                        out.push($item::from(self.items[i as usize].clone()));
+                        out.push($item::from(Shared::at(Arc::clone(&self.items), i as usize)));
                         i += ix.step;
                     }
                     return Ok(PyList::new(py, out)?.into_any().unbind());
@@ -671,14 +702,16 @@ macro_rules! list_class {
                     .extract()
                     .map_err(|_| PyTypeError::new_err("indices must be integers or slices"))?;
                 let i = index_of(self.items.len(), i)?;
-                Ok($item::from(self.items[i].clone())
+                Ok($item::from(Shared::at(Arc::clone(&self.items), i))
                     .into_pyobject(py)?
                     .into_any()
                     .unbind())
             }
-            fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                let all: Vec<$item> = self.items.iter().cloned().map($item::from).collect();
-                Ok(PyList::new(py, all)?.try_iter()?.into_any().unbind())
+            fn __iter__(&self) -> $iter {
+                $iter {
+                    items: Arc::clone(&self.items),
+                    next: std::sync::atomic::AtomicUsize::new(0),
+                }
             }
             /// One row per item, as a polars DataFrame.
             fn to_polars(&self, py: Python<'_>) -> PyResult<PyDataFrame> {
@@ -689,18 +722,42 @@ macro_rules! list_class {
                 format!("{}(len={}, total_count={})", $name, self.items.len(), self.total_count)
             }
         }
+
+        /// Iterates a list, making each item's object as it is reached.
+        #[pyclass(frozen, module = "opsapi._native")]
+        pub struct $iter {
+            items: Arc<Vec<$rust>>,
+            next: std::sync::atomic::AtomicUsize,
+        }
+
+        #[pymethods]
+        impl $iter {
+            fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+                slf
+            }
+            fn __next__(&self) -> Option<$item> {
+                // Frozen, so the position is atomic; Python calls this with the GIL held.
+                let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i < self.items.len() {
+                    Some($item::from(Shared::at(Arc::clone(&self.items), i)))
+                } else {
+                    self.next.store(self.items.len(), std::sync::atomic::Ordering::Relaxed);
+                    None
+                }
+            }
+        }
     };
 }
 
 list_class!(
     /// Alerts: a read-only sequence with `total_count` and `to_polars()`.
-    AlertList("AlertList") of Alert(crate::Alert), crate::frame::alerts_frame
+    AlertList("AlertList") of Alert(crate::Alert), crate::frame::alerts_frame, AlertListIterator
 );
 list_class!(
     /// Hosts: a read-only sequence with `total_count` and `to_polars()`.
-    HostList("HostList") of Host(crate::Host), crate::frame::hosts_frame
+    HostList("HostList") of Host(crate::Host), crate::frame::hosts_frame, HostListIterator
 );
 list_class!(
     /// Events: a read-only sequence with `total_count` and `to_polars()`.
-    EventList("EventList") of Event(crate::Event), crate::frame::events_frame
+    EventList("EventList") of Event(crate::Event), crate::frame::events_frame, EventListIterator
 );

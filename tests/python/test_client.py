@@ -91,6 +91,47 @@ def test_global_alerts_list_filters(sim, client):
     assert "current_value_number" in df.columns
 
 
+def test_list_items_are_the_servers_objects(sim, client):
+    import requests
+    from requests.auth import HTTPDigestAuth
+
+    alerts = client.global_alerts.list()
+    session = requests.Session()
+    session.auth = HTTPDigestAuth(sim.public_key, sim.private_key)
+    r = session.get(
+        sim.base_url.rstrip("/") + f"{API}/globalAlerts",
+        params={"pageNum": 1, "itemsPerPage": 500},
+        timeout=30,
+    )
+    sent_items = r.json()["results"]
+    assert 10 < len(sent_items) == len(alerts)
+    # Every object as sent, in the server's key order.
+    assert [a.to_dict() for a in alerts] == sent_items
+    assert [list(a.to_dict()) for a in alerts] == [list(d) for d in sent_items]
+    # Indexing, slicing and iterating give objects over the same items.
+    assert [a.id for a in alerts[::-3]] == [d["id"] for d in sent_items[::-3]]
+    assert alerts[-2].to_dict() == sent_items[-2]
+    # An item outlives its list.
+    one = alerts[7]
+    del alerts
+    assert one.to_dict() == sent_items[7] and one.id == sent_items[7]["id"]
+
+
+def test_list_iterators_are_lazy_and_independent(client):
+    alerts = client.global_alerts.list()
+    first, second = iter(alerts), iter(alerts)
+    assert iter(first) is first
+    assert next(first).id == alerts[0].id
+    assert next(first).id == alerts[1].id
+    assert next(second).id == alerts[0].id
+    assert [a.id for a in first] == [a.id for a in alerts[2:]]
+    with pytest.raises(StopIteration):
+        next(first)
+    with pytest.raises(StopIteration):
+        next(first)
+    assert len(list(second)) == len(alerts) - 1
+
+
 async def test_global_alerts_iter_sync_and_async(client, aclient):
     listed = [a.id for a in client.global_alerts.list(status="OPEN")]
     assert [a.id for a in client.global_alerts.iter(status="OPEN")] == listed

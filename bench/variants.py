@@ -382,7 +382,11 @@ def main() -> None:
     name, cfg_path = sys.argv[1], sys.argv[2]
     with open(cfg_path) as f:
         cfg = json.load(f)
-    import polars  # noqa: F401  every variant ends in polars or imports it; same baseline
+    if name.startswith("fleet_"):
+        # Every fleet variant ends in polars (or, for the floors, imports it): one baseline.
+        # Listing alerts needs no polars, and a script that acknowledges alerts does not load
+        # it: those variants start from their own imports alone.
+        import polars  # noqa: F401
 
     run = VARIANTS[name](cfg)
     base_rss = _rss_mb()

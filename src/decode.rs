@@ -1,7 +1,5 @@
 //! Decoding of response bodies, with the failing field named on error.
 
-use std::collections::HashMap;
-
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -34,20 +32,26 @@ pub(crate) fn decode_object_at<T: Model>(path: &str, body: &[u8]) -> Result<T> {
 
 /// `{"status": 200, "content": X}` → `X`; anything else as it is.
 fn unwrap_envelope_raw(raw: &RawValue) -> &RawValue {
+    /// Exactly the two keys; any other key stops the read at once.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        status: &'a RawValue,
+        #[serde(borrow)]
+        content: &'a RawValue,
+    }
     if !raw.get().starts_with('{') {
         return raw;
     }
-    match serde_json::from_str::<HashMap<String, &RawValue>>(raw.get()) {
-        Ok(map) if map.len() == 2 => match (map.get("status"), map.get("content")) {
-            (Some(status), Some(content))
-                if status
-                    .get()
-                    .starts_with(|c: char| c == '-' || c.is_ascii_digit()) =>
-            {
-                content
-            }
-            _ => raw,
-        },
+    match serde_json::from_str::<Envelope<'_>>(raw.get()) {
+        Ok(e)
+            if e.status
+                .get()
+                .starts_with(|c: char| c == '-' || c.is_ascii_digit()) =>
+        {
+            e.content
+        }
         _ => raw,
     }
 }

@@ -139,6 +139,28 @@ impl SeenIds {
     }
 }
 
+/// The guard of [`SeenIds`] over a whole list at once, borrowing the ids: an id that occurs
+/// twice means the server sent a page again (pages hold `per_page` items each).
+fn repeated_page_check<T: Model>(req: &Request, items: &[T], per_page: u64) -> Result<()> {
+    let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        if let Some(id) = item.item_id() {
+            if let Some(first) = first_at.insert(id, i) {
+                let page = |i: usize| i as u64 / per_page + 1;
+                return Err(paging_error(
+                    req,
+                    format!(
+                        "item `{id}` arrived on page {} and again on page {}: the server repeated a page",
+                        page(first),
+                        page(i)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Fetches every page: the first one, then the rest concurrently (up to the client's
 /// `max_concurrency`), returned in order.
 pub(crate) async fn list_all<T: Model>(client: &Client, req: Request) -> Result<List<T>> {
@@ -151,8 +173,6 @@ pub(crate) async fn list_all<T: Model>(client: &Client, req: Request) -> Result<
         let n = items.len() as u64;
         return Ok(List::new(items, n));
     };
-    let mut seen = SeenIds::default();
-    seen.check(&req, &first.items, 1)?;
     let got = first.items.len() as u64;
     if got >= total {
         if got > total {
@@ -173,7 +193,9 @@ pub(crate) async fn list_all<T: Model>(client: &Client, req: Request) -> Result<
     let per_page = got;
     let pages = total.div_ceil(per_page);
     // Each page is fetched and decoded in a task of its own: decoding runs on every worker.
-    let rest: Vec<(u64, Page<T>)> = stream::iter(2..=pages)
+    // Pages are checked and moved into the list as they arrive in order, so no more than
+    // `max_concurrency` decoded pages wait beside it.
+    let mut rest = stream::iter(2..=pages)
         .map(|p| {
             let (client, req) = (client.clone(), req.clone());
             spawn_owned(async move {
@@ -182,13 +204,10 @@ pub(crate) async fn list_all<T: Model>(client: &Client, req: Request) -> Result<
                     .map(|page| (p, page))
             })
         })
-        .buffered(client.max_concurrency())
-        .try_collect()
-        .await?;
+        .buffered(client.max_concurrency());
     let mut items = first.items;
-    items.reserve(total.saturating_sub(got) as usize);
-    for (p, page) in rest {
-        seen.check(&req, &page.items, p)?;
+    items.reserve_exact(total.saturating_sub(got) as usize);
+    while let Some((p, page)) = rest.try_next().await? {
         let expected = if p == pages {
             total - per_page * (pages - 1)
         } else {
@@ -214,6 +233,7 @@ pub(crate) async fn list_all<T: Model>(client: &Client, req: Request) -> Result<
         }
         items.extend(page.items);
     }
+    repeated_page_check(&req, &items, per_page)?;
     Ok(List::new(items, total))
 }
 

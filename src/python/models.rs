@@ -20,6 +20,11 @@ pub(crate) fn json_to_py<T: serde::Serialize + ?Sized>(
     value: &T,
 ) -> PyResult<Py<PyAny>> {
     let text = serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    json_loads(py, &text)
+}
+
+/// JSON text to Python objects with the standard library's `json.loads`.
+fn json_loads(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
 }
 
@@ -109,10 +114,7 @@ impl<T> Shared<T> {
 
 /// A model's kept object, parsed by Python's `json` from the text the server sent.
 fn raw_to_py(py: Python<'_>, model: &impl Model) -> PyResult<Py<PyAny>> {
-    Ok(py
-        .import("json")?
-        .call_method1("loads", (model.raw_json(),))?
-        .unbind())
+    json_loads(py, model.raw_json())
 }
 
 /// A `rel`/`href` pair.

@@ -35,7 +35,8 @@ pub enum Error {
         /// What failed, with its cause chain.
         message: String,
     },
-    /// The request did not complete within the configured timeout.
+    /// The request's time budget (the client's `timeout`, retries and waits included) was
+    /// spent before it completed.
     #[error("timed out after {timeout:?} on {method} {path}")]
     Timeout {
         /// The HTTP method.
@@ -44,6 +45,17 @@ pub enum Error {
         path: String,
         /// The configured per-request timeout.
         timeout: Duration,
+    },
+    /// The response body is larger than the client's `max_response_bytes`; it was not read
+    /// past the limit.
+    #[error("the response to {method} {path} is larger than max_response_bytes ({limit} bytes); it was not read further")]
+    ResponseTooLarge {
+        /// The HTTP method.
+        method: String,
+        /// The request path (no query).
+        path: String,
+        /// The configured limit in bytes.
+        limit: usize,
     },
     /// The body is not the documented JSON.
     #[error("cannot decode the response of {path}: at `{field}`: {message}; body starts with: {body_start}")]

@@ -37,7 +37,9 @@ pub mod sim;
 mod python;
 
 pub use client::{
-    Client, ClientBuilder, PathBuilder, ServiceVersion, API_PATH, DEFAULT_USER_AGENT,
+    redact_url, Client, ClientBuilder, PathBuilder, ServiceVersion, API_PATH,
+    DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_USER_AGENT, MAX_CONCURRENCY_LIMIT, MAX_RETRIES_LIMIT,
+    MAX_TIMEOUT,
 };
 pub use decode::decode_model;
 pub use error::{ApiError, Error, Result};

@@ -41,7 +41,14 @@ pub fn parse_timestamp(argument: &str, s: &str) -> Result<DateTime<Utc>> {
     ))
 }
 
-/// An ISO 8601 duration (`P1D`, `PT1M`, `P1DT12H`, `P2W`, `PT0.5S`).
+/// The longest duration accepted anywhere (a period, an acknowledgement): 100 years, the
+/// service's own "forever". Longer ones are mistakes that would reach the server otherwise.
+pub const MAX_DURATION_YEARS: u32 = 100;
+
+const MAX_DURATION_SECONDS: f64 = 36_525.0 * 86_400.0;
+
+/// An ISO 8601 duration (`P1D`, `PT1M`, `P1DT12H`, `P2W`, `PT0.5S`), at most 100 years
+/// ([`MAX_DURATION_YEARS`]).
 ///
 /// ```
 /// let d: opsapi::IsoDuration = "P1DT12H".parse().unwrap();
@@ -70,12 +77,36 @@ pub struct IsoDuration {
 impl IsoDuration {
     /// Parses `s`, naming `argument` in the error.
     pub fn parse(argument: &str, s: &str) -> Result<Self> {
-        s.trim().parse::<Self>().map_err(|why| {
+        let d = s.trim().parse::<Self>().map_err(|why| {
             Error::invalid_argument(
                 argument,
                 format!("`{s}` is not an ISO 8601 duration such as P1D or PT1M ({why})"),
             )
-        })
+        })?;
+        d.check(argument, s)?;
+        Ok(d)
+    }
+
+    /// At most [`MAX_DURATION_YEARS`]: calendar years and months count as 365.25 and 30.44
+    /// days here, which only decides where "too long" starts.
+    fn check(&self, argument: &str, s: &str) -> Result<()> {
+        let calendar_days = f64::from(self.years) * 365.25 + f64::from(self.months) * 30.436_875;
+        let total = calendar_days * 86_400.0 + self.fixed_part_seconds();
+        if !total.is_finite() || total > MAX_DURATION_SECONDS {
+            return Err(Error::invalid_argument(
+                argument,
+                format!("`{}` is longer than {MAX_DURATION_YEARS} years", s.trim()),
+            ));
+        }
+        Ok(())
+    }
+
+    fn fixed_part_seconds(&self) -> f64 {
+        f64::from(self.weeks) * 604_800.0
+            + f64::from(self.days) * 86_400.0
+            + f64::from(self.hours) * 3600.0
+            + f64::from(self.minutes) * 60.0
+            + self.seconds
     }
 
     /// Parses an ISO 8601 duration or a short form as people type it: `30s`, `30m`, `4h`,
@@ -99,10 +130,12 @@ impl IsoDuration {
             )
         };
         if t.starts_with(['P', 'p']) {
-            return t
+            let d = t
                 .to_ascii_uppercase()
                 .parse::<Self>()
-                .map_err(|why| not_a_duration(&format!(" ({why})")));
+                .map_err(|why| not_a_duration(&format!(" ({why})")))?;
+            d.check(argument, s)?;
+            return Ok(d);
         }
         let split = t
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -118,9 +151,16 @@ impl IsoDuration {
             _ => f64::NAN,
         };
         match number.parse::<f64>() {
-            Ok(n) if n.is_finite() && seconds_per.is_finite() && n * seconds_per < 1e12 => Ok(
-                Self::from_std(std::time::Duration::from_secs_f64(n * seconds_per)),
-            ),
+            Ok(n) if n.is_finite() && seconds_per.is_finite() => {
+                let d = Self::from_seconds_f64(n * seconds_per);
+                match d {
+                    Some(d) => Ok(d),
+                    None => Err(Error::invalid_argument(
+                        argument,
+                        format!("`{}` is longer than {MAX_DURATION_YEARS} years", s.trim()),
+                    )),
+                }
+            }
             _ => Err(not_a_duration("")),
         }
     }
@@ -128,7 +168,7 @@ impl IsoDuration {
     /// A duration of whole seconds, written in its largest exact units (`PT1M`, `P1D`).
     pub fn from_seconds(total: u64) -> Self {
         let mut d = Self {
-            days: (total / 86_400) as u32,
+            days: (total / 86_400).min(u64::from(u32::MAX)) as u32,
             ..Self::default()
         };
         let rest = total % 86_400;
@@ -136,6 +176,14 @@ impl IsoDuration {
         d.minutes = ((rest % 3600) / 60) as u32;
         d.seconds = (rest % 60) as f64;
         d
+    }
+
+    /// A duration of `seconds` (millisecond precision), or `None` past [`MAX_DURATION_YEARS`].
+    pub fn from_seconds_f64(seconds: f64) -> Option<Self> {
+        if !(0.0..=MAX_DURATION_SECONDS).contains(&seconds) {
+            return None;
+        }
+        Some(Self::from_std(std::time::Duration::from_secs_f64(seconds)))
     }
 
     /// A duration from a `std::time::Duration` (millisecond precision).
@@ -147,13 +195,7 @@ impl IsoDuration {
 
     /// The length in seconds when it has no calendar part (years, months).
     pub fn fixed_seconds(&self) -> Option<f64> {
-        (self.years == 0 && self.months == 0).then(|| {
-            f64::from(self.weeks) * 604_800.0
-                + f64::from(self.days) * 86_400.0
-                + f64::from(self.hours) * 3600.0
-                + f64::from(self.minutes) * 60.0
-                + self.seconds
-        })
+        (self.years == 0 && self.months == 0).then(|| self.fixed_part_seconds())
     }
 
     /// Whether it has zero length.
@@ -165,12 +207,11 @@ impl IsoDuration {
     pub fn add_to(&self, t: DateTime<Utc>) -> Option<DateTime<Utc>> {
         let months = self.years.checked_mul(12)?.checked_add(self.months)?;
         let t = t.checked_add_months(Months::new(months))?;
-        let fixed = f64::from(self.weeks) * 604_800.0
-            + f64::from(self.days) * 86_400.0
-            + f64::from(self.hours) * 3600.0
-            + f64::from(self.minutes) * 60.0
-            + self.seconds;
-        t.checked_add_signed(TimeDelta::milliseconds((fixed * 1000.0).round() as i64))
+        let millis = (self.fixed_part_seconds() * 1000.0).round();
+        if !(millis.is_finite() && millis.abs() < 9.0e15) {
+            return None;
+        }
+        t.checked_add_signed(TimeDelta::try_milliseconds(millis as i64)?)
     }
 }
 
@@ -555,6 +596,14 @@ impl MeasurementsQuery {
                 ))
             }
         };
+        if metrics.as_ref().is_some_and(Vec::is_empty) {
+            // An empty `m` list would mean "every measurement" on the wire: a list that ended up
+            // empty by mistake must not silently pull everything.
+            return Err(Error::invalid_argument(
+                "metrics",
+                "is empty; leave it out (None) for every measurement",
+            ));
+        }
         let q = Self {
             granularity,
             window,
@@ -616,13 +665,18 @@ impl MeasurementsQuery {
 
 /// How long to acknowledge an alert for.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum AckUntil {
-    /// Until this time. A time in the past un-acknowledges the alert.
+    /// Until this time, which must be in the future (and within 100 years): a time in the
+    /// past would un-acknowledge the alert, which [`AckUntil::Unacknowledge`] says plainly.
     Until(DateTime<Utc>),
     /// For this long from now.
     For(IsoDuration),
     /// Forever: the service's convention is 100 years from now.
     Forever,
+    /// Un-acknowledge: the service's convention is an `acknowledgedUntil` in the past (a
+    /// minute before now is sent).
+    Unacknowledge,
 }
 
 /// The body of `PATCH /globalAlerts/{id}`.
@@ -658,10 +712,7 @@ impl Acknowledgement {
 
     /// An acknowledgement ending in the past, which un-acknowledges the alert.
     pub fn unacknowledge() -> Self {
-        Self::new(AckUntil::Until(
-            DateTime::<Utc>::from_timestamp(Utc::now().timestamp() - 60, 0)
-                .unwrap_or(DateTime::<Utc>::UNIX_EPOCH),
-        ))
+        Self::new(AckUntil::Unacknowledge)
     }
 
     /// Builds one from the keyword arguments of the Python face: exactly one of `until`,
@@ -708,15 +759,42 @@ impl Acknowledgement {
     }
 
     /// The time to send, computed against `now`.
+    ///
+    /// ```
+    /// use opsapi::{AckUntil, Acknowledgement};
+    /// let now = opsapi::query::parse_timestamp("now", "2024-01-31T10:00:00Z").unwrap();
+    /// let past = opsapi::query::parse_timestamp("until", "2024-01-31T09:00:00Z").unwrap();
+    /// let e = Acknowledgement::new(AckUntil::Until(past)).resolve(now).unwrap_err();
+    /// assert!(e.to_string().contains("unacknowledge()"), "{e}");
+    /// ```
     pub fn resolve(&self, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
+        let latest = now.checked_add_months(Months::new(MAX_DURATION_YEARS * 12));
         match &self.until {
+            AckUntil::Until(t) if *t <= now => Err(Error::invalid_argument(
+                "until",
+                format!(
+                    "{} is not in the future, and acknowledging until a past time would \
+                     un-acknowledge the alert; to do that, call unacknowledge()",
+                    format_timestamp(t)
+                ),
+            )),
+            AckUntil::Until(t) if latest.is_some_and(|l| *t > l) => Err(Error::invalid_argument(
+                "until",
+                format!(
+                    "{} is more than {MAX_DURATION_YEARS} years ahead; to acknowledge without \
+                     end, use forever",
+                    format_timestamp(t)
+                ),
+            )),
             AckUntil::Until(t) => Ok(*t),
-            AckUntil::For(d) => d
-                .add_to(now)
-                .ok_or_else(|| Error::invalid_argument("duration", "is out of range")),
-            AckUntil::Forever => now
-                .checked_add_months(Months::new(1200))
-                .ok_or_else(|| Error::invalid_argument("forever", "is out of range")),
+            AckUntil::For(d) => d.add_to(now).ok_or_else(|| {
+                Error::invalid_argument("duration", format!("`{d}` is out of range"))
+            }),
+            AckUntil::Forever => {
+                latest.ok_or_else(|| Error::invalid_argument("forever", "is out of range"))
+            }
+            AckUntil::Unacknowledge => Ok(DateTime::<Utc>::from_timestamp(now.timestamp() - 60, 0)
+                .unwrap_or(DateTime::<Utc>::UNIX_EPOCH)),
         }
     }
 
@@ -848,6 +926,16 @@ mod tests {
             )),
             "period"
         );
+        assert_eq!(
+            arg(MeasurementsQuery::from_parts(
+                Some("PT1M"),
+                Some("P1D"),
+                None,
+                None,
+                Some(vec![])
+            )),
+            "metrics"
+        );
         let q = MeasurementsQuery::from_parts(
             Some("PT1M"),
             None,
@@ -903,11 +991,53 @@ mod tests {
         assert!(Acknowledgement::from_parts(None, None, false, None).is_err());
         assert!(Acknowledgement::from_parts(Some(now), None, true, None).is_err());
         assert!(Acknowledgement::from_parts(None, Some("PT0S"), false, None).is_err());
-        assert!(
-            Acknowledgement::unacknowledge()
-                .resolve(Utc::now())
-                .unwrap()
-                < Utc::now()
+        assert_eq!(
+            Acknowledgement::unacknowledge().to_body(now).unwrap(),
+            serde_json::json!({"acknowledgedUntil": "2024-01-31T09:59:00Z"})
         );
+        let past = Acknowledgement::from_parts(Some(now), None, false, None).unwrap();
+        let e = past.resolve(now).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "invalid argument `until`: 2024-01-31T10:00:00Z is not in the future, and \
+             acknowledging until a past time would un-acknowledge the alert; to do that, call \
+             unacknowledge()"
+        );
+        let far = parse_timestamp("t", "2124-02-01T00:00:00Z").unwrap();
+        let e = Acknowledgement::new(AckUntil::Until(far))
+            .resolve(now)
+            .unwrap_err();
+        assert!(e.to_string().contains("use forever"), "{e}");
+    }
+
+    #[test]
+    fn durations_longer_than_a_century_are_refused_by_name() {
+        let msg = |r: Result<IsoDuration>| r.unwrap_err().to_string();
+        assert_eq!(
+            msg(IsoDuration::parse("period", "P99999999W")),
+            "invalid argument `period`: `P99999999W` is longer than 100 years"
+        );
+        assert_eq!(
+            msg(IsoDuration::parse("period", "P4294967295Y")),
+            "invalid argument `period`: `P4294967295Y` is longer than 100 years"
+        );
+        assert_eq!(
+            msg(IsoDuration::parse_lenient("duration", "P4294967295W")),
+            "invalid argument `duration`: `P4294967295W` is longer than 100 years"
+        );
+        assert_eq!(
+            msg(IsoDuration::parse_lenient("duration", "1e300h")),
+            "invalid argument `duration`: `1e300h` is not a duration: use 30m, 4h, 2d, 1w or ISO 8601 such as PT4H"
+        );
+        assert_eq!(
+            msg(IsoDuration::parse_lenient("duration", "99999999999d")),
+            "invalid argument `duration`: `99999999999d` is longer than 100 years"
+        );
+        // timedelta.max, as the Python layer passes it on.
+        let max = IsoDuration::from_seconds(999_999_999 * 86_400 + 86_399).to_string();
+        assert!(msg(IsoDuration::parse("period", &max)).ends_with("is longer than 100 years"));
+        assert!(IsoDuration::parse("period", "P100Y").is_ok());
+        assert!(IsoDuration::parse("period", "P36525D").is_ok());
+        assert!(IsoDuration::parse("period", "P36526D").is_err());
     }
 }

@@ -132,8 +132,10 @@ impl ClientBuilder {
         self
     }
 
-    /// A PEM bundle of the certificate authorities to trust instead of the system's, for
-    /// servers with self-signed certificates.
+    /// A PEM bundle to trust instead of the system's certificate authorities: the internal CA
+    /// that signed the server's certificate, or the server's own self-signed certificate,
+    /// which is then trusted as exactly that certificate (pinned; its names are not checked,
+    /// its validity period is).
     pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.ca_file = Some(path.into());
         self
@@ -183,22 +185,11 @@ impl ClientBuilder {
             http = http.tls_danger_accept_invalid_certs(true);
         }
         if let Some(path) = &self.ca_file {
-            let pem = std::fs::read(path).map_err(|e| {
-                Error::invalid_argument("ca_file", format!("cannot read {}: {e}", path.display()))
-            })?;
-            let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
-                Error::invalid_argument(
-                    "ca_file",
-                    format!("{} is not a PEM certificate bundle: {e}", path.display()),
-                )
-            })?;
-            if certs.is_empty() {
-                return Err(Error::invalid_argument(
-                    "ca_file",
-                    format!("{} holds no certificate", path.display()),
-                ));
+            // Read (and its argument errors raised) even when verify=false turns it off.
+            let tls = crate::tls::client_config(path)?;
+            if self.verify {
+                http = http.tls_backend_preconfigured(tls);
             }
-            http = http.tls_certs_only(certs);
         }
         let http = http.build().map_err(|e| {
             Error::Config(format!("cannot build the HTTP client: {}", error_chain(&e)))
@@ -632,7 +623,7 @@ impl Client {
             Error::Transport {
                 method: req.method.to_string(),
                 path: req.path.clone(),
-                message: error_chain(e),
+                message: crate::tls::with_hint(error_chain(e), e),
             }
         }
     }
@@ -640,7 +631,7 @@ impl Client {
     /// Connect errors are always safe to retry: nothing reached the server. Other transport
     /// faults (a reset, a cut body) are retried only for GET, which changes nothing.
     fn retryable_transport(&self, req: &Request, e: &reqwest::Error) -> bool {
-        if e.is_timeout() {
+        if e.is_timeout() || crate::tls::is_tls_error(e) {
             return false;
         }
         e.is_connect() || req.method == Method::GET

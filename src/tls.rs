@@ -435,10 +435,21 @@ fn rfc3339(t: UnixTime) -> String {
 /// `message` (a transport error's cause chain), with what would help when the cause is a
 /// refused certificate or a server that does not speak TLS.
 pub(crate) fn with_hint(message: String, e: &(dyn std::error::Error + 'static)) -> String {
-    match rustls_error(e).and_then(hint) {
-        Some(h) => format!("{message}; {h}"),
-        None => message,
-    }
+    let Some(err) = rustls_error(e) else {
+        return message;
+    };
+    let Some(h) = hint(err) else {
+        return message;
+    };
+    // rustls shows `Other` refusals in Debug form (`Other(OtherError(CaUsedAsEndEntity))`);
+    // the hint says it in words.
+    let message = match err {
+        rustls::Error::InvalidCertificate(CertificateError::Other(_)) => {
+            message.replace(&err.to_string(), "invalid peer certificate")
+        }
+        _ => message,
+    };
+    format!("{message}; {h}")
 }
 
 /// Whether a transport error is a failed TLS handshake (a refused certificate, a server

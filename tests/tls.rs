@@ -91,6 +91,7 @@ async fn no_ca_file_names_ca_file_and_verify_false() {
             msg.contains("the server's certificate is not signed by an authority this system trusts: pass ca_file=<PEM of the server's CA or of its own certificate>, or verify=False to skip verification (insecure)"),
             "{mode:?}: {msg}"
         );
+        assert!(!msg.contains("OtherError"), "{msg}");
     }
 }
 
@@ -108,6 +109,10 @@ async fn another_servers_certificate_in_ca_file_is_refused() {
                 wrong.display()
             );
             assert!(msg.contains(&want), "{mode:?} {wrong:?}: {msg}");
+            assert!(
+                msg.contains(": invalid peer certificate; the server's") && !msg.contains("Other"),
+                "{msg}"
+            );
         }
     }
 }

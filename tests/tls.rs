@@ -265,5 +265,14 @@ async fn standalone_command_serves_https_and_prints_its_ca_file() {
             .unwrap();
         let groups = client.groups().list().await.unwrap();
         assert_eq!(groups.len(), 2, "{mode}");
+        // SIGTERM stops it cleanly, PEM files removed (the Drop above is SIGKILL, for failures).
+        let term = Command::new("kill")
+            .args(["-TERM", &child.0.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(term.success());
+        let status = child.0.wait().unwrap();
+        assert!(status.success(), "{status:?}");
+        assert!(!Path::new(&ca_file).exists(), "{ca_file}");
     }
 }

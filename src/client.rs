@@ -177,8 +177,10 @@ impl ClientBuilder {
         self
     }
 
-    /// A PEM bundle of the certificate authorities to trust instead of the system's, for
-    /// servers with self-signed certificates.
+    /// A PEM bundle to trust instead of the system's certificate authorities: the internal CA
+    /// that signed the server's certificate, or the server's own self-signed certificate,
+    /// which is then trusted as exactly that certificate (pinned; its names are not checked,
+    /// its validity period is).
     pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.ca_file = Some(path.into());
         self
@@ -288,7 +290,11 @@ impl ClientBuilder {
         }
         let tls = Tls {
             verify: self.verify,
-            ca_file: self.ca_file.map(|path| load_ca_file(&path)).transpose()?,
+            // Read (and its argument errors raised) even when verify=false turns it off.
+            ca_file: self
+                .ca_file
+                .map(|path| crate::tls::client_config(&path))
+                .transpose()?,
         };
         Ok(Config {
             base,
@@ -351,30 +357,12 @@ fn check_key(argument: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
-fn load_ca_file(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>> {
-    let pem = std::fs::read(path).map_err(|e| {
-        Error::invalid_argument("ca_file", format!("cannot read {}: {e}", path.display()))
-    })?;
-    let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
-        Error::invalid_argument(
-            "ca_file",
-            format!("{} is not a PEM certificate bundle: {e}", path.display()),
-        )
-    })?;
-    if certs.is_empty() {
-        return Err(Error::invalid_argument(
-            "ca_file",
-            format!("{} holds no certificate", path.display()),
-        ));
-    }
-    Ok(certs)
-}
-
 /// What it takes to build the HTTP stack again (in a child process after `fork`).
 #[derive(Clone)]
 struct Tls {
     verify: bool,
-    ca_file: Option<Vec<reqwest::Certificate>>,
+    /// The TLS configuration built from `ca_file` (see `crate::tls`).
+    ca_file: Option<rustls::ClientConfig>,
 }
 
 /// The checked settings of a client.
@@ -420,8 +408,8 @@ impl PerProcess {
         if !config.tls.verify {
             http = http.tls_danger_accept_invalid_certs(true);
         }
-        if let Some(certs) = &config.tls.ca_file {
-            http = http.tls_certs_only(certs.iter().cloned());
+        if let (Some(tls), true) = (&config.tls.ca_file, config.tls.verify) {
+            http = http.tls_backend_preconfigured(tls.clone());
         }
         let http = http.build().map_err(|e| {
             Error::Config(format!("cannot build the HTTP client: {}", error_chain(&e)))
@@ -942,9 +930,10 @@ impl Client {
                         Fault::MaybeApplied
                     };
                     reached |= fault == Fault::MaybeApplied;
-                    let timed_out = e.is_timeout();
+                    // A refused certificate gets the same answer on every attempt.
+                    let no_retry = e.is_timeout() || crate::tls::is_tls_error(&e);
                     let err = self.transport_error(req, e);
-                    if !timed_out
+                    if !no_retry
                         && self
                             .retry(req, fault, &mut retries, deadline, None, &err)
                             .await
@@ -1219,7 +1208,7 @@ impl Client {
         // reqwest names the URL in its messages; the path is named by this error already,
         // and the base URL is the user's own (where a key could have been pasted).
         let e = e.without_url();
-        let message = error_chain(&e);
+        let message = crate::tls::with_hint(error_chain(&e), &e);
         Error::Transport {
             method: req.method.to_string(),
             path: req.path.clone(),

@@ -29,6 +29,7 @@ pub mod frame;
 pub mod models;
 mod paging;
 pub mod query;
+mod tls;
 
 #[cfg(feature = "sim")]
 pub mod sim;

@@ -21,6 +21,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     sim.add_argument("--hosts-per-project", type=int, default=5)
     sim.add_argument("--global-alerts", type=int, default=None)
     sim.add_argument("--latency", type=float, default=0.0, help="seconds added to each answer")
+    sim.add_argument(
+        "--tls",
+        nargs="?",
+        const="ca",
+        default=None,
+        choices=["ca", "self-signed"],
+        help="serve HTTPS: certificate signed by an internal CA (ca, the default) or self-signed;"
+        " prints OPSAPI_CA_FILE",
+    )
     args = parser.parse_args(argv)
 
     kwargs = {}
@@ -33,6 +42,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         port=args.port,
         bind=args.bind,
         log_requests=False,
+        tls=args.tls,
         **kwargs,
     ) as s:
         if args.latency:
@@ -40,6 +50,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"OPSAPI_BASE_URL={s.base_url}")
         print(f"OPSAPI_PUBLIC_KEY={s.public_key}")
         print(f"OPSAPI_PRIVATE_KEY={s.private_key}")
+        if s.ca_file is not None:
+            print(f"OPSAPI_CA_FILE={s.ca_file}")
         print(f"# read-only key: {s.read_only_public_key} {s.read_only_private_key}")
         print(f"# projects: {' '.join(s.group_ids)}")
         print("# Ctrl-C to stop", flush=True)

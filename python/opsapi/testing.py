@@ -22,8 +22,14 @@ class Simulator:
     """The API simulator. Same seed, same data.
 
     Keyword arguments: ``global_alerts`` (count), ``nonce_lifetime`` (seconds), ``port``
-    (0 = a free one), ``bind``, ``worker_threads``, ``log_requests``, and ``faults`` (a dict of
-    :meth:`set_faults` arguments).
+    (0 = a free one), ``bind``, ``worker_threads``, ``log_requests``, ``faults`` (a dict of
+    :meth:`set_faults` arguments), and ``tls``: serve HTTPS with a certificate generated at
+    start, signed by an internal CA (``True`` or ``"ca"``) or self-signed as
+    ``openssl req -x509`` makes it (``"self-signed"``); :attr:`ca_file` is then the PEM file a
+    client trusts it with, and :meth:`client` passes it.
+
+    >>> with Simulator(tls="self-signed") as sim:  # doctest: +SKIP
+    ...     sim.client().groups.list()
     """
 
     def __init__(
@@ -66,16 +72,30 @@ class Simulator:
         return self._sim.read_only_private_key
 
     @property
+    def ca_file(self) -> Optional[str]:
+        """With ``tls``, the PEM file to pass as ``ca_file`` (the internal CA's certificate, or
+        the server's own self-signed one); removed when the simulator closes. Else None."""
+        return self._sim.ca_file
+
+    @property
     def group_ids(self) -> list[str]:
         return self._sim.group_ids
 
     def client(self, **kwargs: Any) -> Client:
-        """An :class:`opsapi.Client` with the Global Owner key."""
-        return Client(self.base_url, self.public_key, self.private_key, **kwargs)
+        """An :class:`opsapi.Client` with the Global Owner key (and :attr:`ca_file`, unless
+        given)."""
+        return Client(self.base_url, self.public_key, self.private_key, **self._tls(kwargs))
 
     def async_client(self, **kwargs: Any) -> AsyncClient:
-        """An :class:`opsapi.AsyncClient` with the Global Owner key."""
-        return AsyncClient(self.base_url, self.public_key, self.private_key, **kwargs)
+        """An :class:`opsapi.AsyncClient` with the Global Owner key (and :attr:`ca_file`,
+        unless given)."""
+        return AsyncClient(self.base_url, self.public_key, self.private_key, **self._tls(kwargs))
+
+    def _tls(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        ca_file = self.ca_file
+        if ca_file is not None:
+            kwargs.setdefault("ca_file", ca_file)
+        return kwargs
 
     def requests(self) -> list[dict[str, Any]]:
         """The request log, oldest first: dicts with ``method``, ``path``, ``query`` (the raw

@@ -5,20 +5,23 @@
 //!            [--global-alerts N] [--nonce-lifetime SECS] [--workers N] [--bind ADDR]
 //!            [--latency-ms MS] [--rate-429 P] [--rate-500 P] [--rate-503 P]
 //!            [--rate-reset P] [--rate-truncate P] [--retry-after SECS]
+//!            [--tls [ca|self-signed]]
 //! ```
 //!
 //! Prints its base URL and both API key pairs, then serves until interrupted (Ctrl-C or
-//! SIGTERM end the process).
+//! SIGTERM end the process). With `--tls` it serves HTTPS with a certificate generated at
+//! start, signed by an internal CA (`ca`, the default) or self-signed (`self-signed`), and
+//! prints the PEM file a client passes as `ca_file` (`OPSAPI_CA_FILE`).
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-use opsapi::sim::{SimConfig, Simulator};
+use opsapi::sim::{SimConfig, SimTls, Simulator};
 
 const USAGE: &str = "usage: opsapi-sim [--port PORT] [--seed SEED] [--projects N] \
 [--hosts-per-project N] [--global-alerts N] [--nonce-lifetime SECS] [--workers N] [--bind ADDR] \
 [--latency-ms MS] [--rate-429 P] [--rate-500 P] [--rate-503 P] [--rate-reset P] [--rate-truncate P] \
-[--retry-after SECS]";
+[--retry-after SECS] [--tls [ca|self-signed]]";
 
 fn parse_args(args: &[String]) -> Result<SimConfig, String> {
     let mut config = SimConfig {
@@ -26,7 +29,7 @@ fn parse_args(args: &[String]) -> Result<SimConfig, String> {
         worker_threads: 2,
         ..SimConfig::default()
     };
-    let mut it = args.iter();
+    let mut it = args.iter().peekable();
     while let Some(flag) = it.next() {
         let (name, inline) = match flag.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
@@ -34,6 +37,18 @@ fn parse_args(args: &[String]) -> Result<SimConfig, String> {
         };
         if name == "-h" || name == "--help" {
             return Err(String::new());
+        }
+        if name == "--tls" {
+            // The mode is optional: `--tls --port 8443` is the internal CA.
+            let mode = match inline {
+                Some(v) => v,
+                None => match it.next_if(|v| !v.starts_with('-')) {
+                    Some(v) => v.clone(),
+                    None => "ca".into(),
+                },
+            };
+            config.tls = Some(mode.parse::<SimTls>().map_err(|e| format!("--tls: {e}"))?);
+            continue;
         }
         let value = match inline {
             Some(v) => v,
@@ -102,6 +117,7 @@ fn main() -> ExitCode {
         }
     };
     let seed = config.seed;
+    let tls = config.tls;
     let sim = match Simulator::start(config) {
         Ok(s) => s,
         Err(e) => {
@@ -122,15 +138,50 @@ fn main() -> ExitCode {
         sim.read_only_private_key()
     );
     println!("projects:           {}", sim.group_ids().join(" "));
+    // curl checks the name of a pinned certificate too, which the self-signed one lacks.
+    let curl_tls = match (sim.ca_file(), tls) {
+        (Some(ca), Some(SimTls::InternalCa)) => format!(" --cacert {}", ca.display()),
+        (Some(_), _) => " --insecure".to_string(),
+        (None, _) => String::new(),
+    };
+    if let Some(ca) = sim.ca_file() {
+        println!("OPSAPI_CA_FILE={}", ca.display());
+    }
     println!(
-        "try: curl --digest -u {}:{} {}/api/public/v1.0/groups",
+        "try: curl{curl_tls} --digest -u {}:{} {}/api/public/v1.0/groups",
         sim.public_key(),
         sim.private_key(),
         sim.base_url()
     );
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
-    loop {
-        std::thread::park();
-    }
+    wait_for_signal();
+    // Dropping the simulator stops it and removes its PEM files.
+    drop(sim);
+    ExitCode::SUCCESS
+}
+
+/// Blocks until Ctrl-C or SIGTERM.
+fn wait_for_signal() {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        loop {
+            std::thread::park();
+        }
+    };
+    rt.block_on(async {
+        #[cfg(unix)]
+        if let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+        let _ = tokio::signal::ctrl_c().await;
+    });
 }

@@ -7,7 +7,7 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::sim::{Fault, Faults, SimConfig, Simulator};
+use crate::sim::{Fault, Faults, SimConfig, SimTls, Simulator};
 
 /// The built-in API simulator on a loopback port. Use `opsapi.testing.Simulator`.
 #[pyclass(frozen, name = "_Simulator", module = "opsapi._native")]
@@ -19,6 +19,23 @@ fn seconds(name: &str, s: f64) -> PyResult<Duration> {
     Duration::try_from_secs_f64(s).map_err(|_| {
         PyValueError::new_err(format!("{name} must be a non-negative number of seconds"))
     })
+}
+
+/// `tls=`: False or None (plain HTTP), True or `"ca"` (an internal CA signs the server's
+/// certificate), `"self-signed"` (the server's own CA:TRUE certificate, no subjectAltName).
+fn tls_mode(tls: Option<&Bound<'_, PyAny>>) -> PyResult<Option<SimTls>> {
+    let Some(tls) = tls.filter(|t| !t.is_none()) else {
+        return Ok(None);
+    };
+    if let Ok(on) = tls.cast::<pyo3::types::PyBool>() {
+        return Ok(on.is_true().then_some(SimTls::InternalCa));
+    }
+    let mode: String = tls
+        .extract()
+        .map_err(|_| PyValueError::new_err("tls must be a bool, \"ca\" or \"self-signed\""))?;
+    mode.parse::<SimTls>()
+        .map(Some)
+        .map_err(|e| PyValueError::new_err(format!("tls: {e}")))
 }
 
 impl PySimulator {
@@ -36,7 +53,7 @@ impl PySimulator {
     #[new]
     #[pyo3(signature = (*, seed = 0, projects = 2, hosts_per_project = 5, global_alerts = None,
                         nonce_lifetime = None, port = 0, bind = None, worker_threads = 1,
-                        log_requests = true))]
+                        log_requests = true, tls = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -49,6 +66,7 @@ impl PySimulator {
         bind: Option<String>,
         worker_threads: usize,
         log_requests: bool,
+        tls: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let mut config = SimConfig {
             seed,
@@ -57,6 +75,7 @@ impl PySimulator {
             port,
             worker_threads,
             log_requests,
+            tls: tls_mode(tls)?,
             ..SimConfig::default()
         };
         if let Some(n) = global_alerts {
@@ -97,6 +116,12 @@ impl PySimulator {
     #[getter]
     fn read_only_private_key(&self) -> PyResult<String> {
         self.with(|s| s.read_only_private_key().to_string())
+    }
+    /// The PEM file a client passes as `ca_file` when serving HTTPS, else None (a `str`,
+    /// decoded as `os.fsdecode` does, so that it also fits an environment variable).
+    #[getter]
+    fn ca_file(&self) -> PyResult<Option<std::ffi::OsString>> {
+        self.with(|s| s.ca_file().map(|p| p.as_os_str().to_os_string()))
     }
     #[getter]
     fn group_ids(&self) -> PyResult<Vec<String>> {

@@ -39,6 +39,7 @@ mod fmt;
 mod metrics;
 mod rng;
 mod server;
+mod tls;
 mod world;
 
 use std::collections::VecDeque;
@@ -47,6 +48,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 
+pub use tls::SimTls;
 pub use world::{
     AccessListEntry, Alert, AlertConfig, Event, Growth, Host, Partition, Project, World,
 };
@@ -79,6 +81,9 @@ pub struct SimConfig {
     pub cache_bytes: usize,
     /// Whether to keep the request log (on by default).
     pub log_requests: bool,
+    /// Serve HTTPS with a certificate generated at start (`None`, the default: plain HTTP).
+    /// [`Simulator::ca_file`] is then the file a client passes as `ca_file`.
+    pub tls: Option<SimTls>,
 }
 
 impl Default for SimConfig {
@@ -96,6 +101,7 @@ impl Default for SimConfig {
             anchor: None,
             cache_bytes: 512 << 20,
             log_requests: true,
+            tls: None,
         }
     }
 }
@@ -236,6 +242,9 @@ pub struct Simulator {
     shared: Arc<server::Shared>,
     base_url: String,
     control: Mutex<Control>,
+    /// The certificates, and the directory of the PEM files (removed after `Drop` has
+    /// stopped the server).
+    tls: Option<tls::Tls>,
 }
 
 /// What it takes to stop the server thread.
@@ -286,10 +295,16 @@ impl Simulator {
         let listener = std::net::TcpListener::bind((config.bind, config.port))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
+        let tls = config
+            .tls
+            .map(|mode| tls::setup(mode, config.bind))
+            .transpose()?;
+        let scheme = if tls.is_some() { "https" } else { "http" };
         let base_url = match addr {
-            std::net::SocketAddr::V6(a) => format!("http://[{}]:{}", a.ip(), a.port()),
-            std::net::SocketAddr::V4(a) => format!("http://{}:{}", a.ip(), a.port()),
+            std::net::SocketAddr::V6(a) => format!("{scheme}://[{}]:{}", a.ip(), a.port()),
+            std::net::SocketAddr::V4(a) => format!("{scheme}://{}:{}", a.ip(), a.port()),
         };
+        let acceptor = tls.as_ref().map(|t| t.acceptor.clone());
         let rt = if config.worker_threads <= 1 {
             tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -310,7 +325,7 @@ impl Simulator {
             .spawn(move || {
                 let served = rt.block_on(async move {
                     let listener = tokio::net::TcpListener::from_std(listener)?;
-                    server::serve(listener, s2, stop_rx).await;
+                    server::serve(listener, s2, acceptor, stop_rx).await;
                     Ok::<(), std::io::Error>(())
                 });
                 drop(served);
@@ -325,12 +340,34 @@ impl Simulator {
                 done: Some(done_rx),
                 thread: Some(thread),
             }),
+            tls,
         })
     }
 
-    /// `http://127.0.0.1:PORT` (without the `/api/public/v1.0` prefix).
+    /// `http://127.0.0.1:PORT`, or `https://...` with [`SimConfig::tls`] (without the
+    /// `/api/public/v1.0` prefix).
     pub fn base_url(&self) -> String {
         self.base_url.clone()
+    }
+
+    /// With [`SimConfig::tls`], the PEM file a client trusts the server with (its `ca_file`):
+    /// the internal CA's certificate, or the server's own self-signed one. It lives in a
+    /// temporary directory of the simulator's, removed when the simulator is dropped.
+    ///
+    /// ```no_run
+    /// use opsapi::sim::{SimConfig, SimTls, Simulator};
+    ///
+    /// let sim = Simulator::start(SimConfig { tls: Some(SimTls::InternalCa), ..SimConfig::default() })
+    ///     .unwrap();
+    /// assert!(sim.base_url().starts_with("https://"));
+    /// let client = opsapi::Client::builder(sim.base_url())
+    ///     .credentials(sim.public_key(), sim.private_key())
+    ///     .ca_file(sim.ca_file().unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    pub fn ca_file(&self) -> Option<&std::path::Path> {
+        self.tls.as_ref().map(|t| t.ca_file())
     }
 
     /// The Global Owner key's public half (the Digest user name).

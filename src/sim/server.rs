@@ -217,10 +217,11 @@ impl hyper::body::Body for SimBody {
     }
 }
 
-/// Accepts connections until `stop` turns true.
+/// Accepts connections until `stop` turns true; with `tls`, each one after its handshake.
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     shared: Arc<Shared>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {
     let mut connections = tokio::task::JoinSet::new();
@@ -234,22 +235,20 @@ pub(crate) async fn serve(
                 let _ = stream.set_nodelay(true);
                 let shared = shared.clone();
                 let mut stop = stop.clone();
+                let tls = tls.clone();
                 connections.spawn(async move {
-                    let svc = hyper::service::service_fn(move |req| {
-                        let shared = shared.clone();
-                        async move { handle(shared, req).await }
-                    });
-                    let conn = hyper::server::conn::http1::Builder::new()
-                        .keep_alive(true)
-                        .serve_connection(TokioIo::new(stream), svc);
-                    tokio::pin!(conn);
-                    tokio::select! {
-                        _ = conn.as_mut() => {}
-                        _ = stop.changed() => {
-                            // Idle keep-alive connections close now; a request in flight
-                            // gets its answer first.
-                            conn.as_mut().graceful_shutdown();
-                            let _ = conn.await;
+                    match tls {
+                        None => serve_connection(stream, shared, stop).await,
+                        Some(acceptor) => {
+                            // A client that refuses the certificate ends the handshake
+                            // here; one that never finishes it is dropped at `stop`.
+                            let handshake = tokio::select! {
+                                r = acceptor.accept(stream) => r,
+                                _ = stop.changed() => return,
+                            };
+                            if let Ok(stream) = handshake {
+                                serve_connection(stream, shared, stop).await;
+                            }
                         }
                     }
                 });
@@ -266,6 +265,33 @@ pub(crate) async fn serve(
         .is_err()
     {
         connections.abort_all();
+    }
+}
+
+/// Serves HTTP/1.1 on one connection, plain or TLS, until it closes or `stop` turns true.
+async fn serve_connection<S>(
+    stream: S,
+    shared: Arc<Shared>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let svc = hyper::service::service_fn(move |req| {
+        let shared = shared.clone();
+        async move { handle(shared, req).await }
+    });
+    let conn = hyper::server::conn::http1::Builder::new()
+        .keep_alive(true)
+        .serve_connection(TokioIo::new(stream), svc);
+    tokio::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => {}
+        _ = stop.changed() => {
+            // Idle keep-alive connections close now; a request in flight gets its answer
+            // first.
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        }
     }
 }
 

@@ -126,17 +126,43 @@ fn repeated_page(req: &Request, id: &str, first: u64, again: u64) -> Error {
     )
 }
 
-/// Remembers item ids to catch a page the server sends twice.
+/// The fingerprint of a page: a hash of the text of its items, in order. Two pages with the
+/// same items are the same page sent twice, whether or not the items carry an `id`.
+fn fingerprint<T: Model>(items: &[T]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for item in items {
+        item.raw_json().hash(&mut h);
+    }
+    h.finish()
+}
+
+fn repeated_items(req: &Request, first: u64, again: u64) -> Error {
+    paging_error(
+        req,
+        format!("page {again} holds the same items as page {first}: the server repeated a page"),
+    )
+}
+
+/// Remembers item ids and page fingerprints to catch a page the server sends twice.
 #[derive(Default)]
-struct SeenIds(HashMap<String, u64>);
+struct SeenIds {
+    ids: HashMap<String, u64>,
+    pages: HashMap<u64, u64>,
+}
 
 impl SeenIds {
     fn check<T: Model>(&mut self, req: &Request, items: &[T], page: u64) -> Result<()> {
         for item in items {
             if let Some(id) = item.item_id() {
-                if let Some(first) = self.0.insert(id.to_string(), page) {
+                if let Some(first) = self.ids.insert(id.to_string(), page) {
                     return Err(repeated_page(req, id, first, page));
                 }
+            }
+        }
+        if !items.is_empty() {
+            if let Some(first) = self.pages.insert(fingerprint(items), page) {
+                return Err(repeated_items(req, first, page));
             }
         }
         Ok(())
@@ -204,6 +230,8 @@ pub(crate) async fn list_all<T: Model>(client: &Client, req: Request) -> Result<
         .buffered(client.max_concurrency());
     let mut items = first.items;
     items.reserve_exact(total.saturating_sub(got) as usize);
+    // Pages by fingerprint, for items without ids (the id check below covers the others).
+    let mut seen_pages: HashMap<u64, u64> = HashMap::from([(fingerprint(&items), 1)]);
     while let Some((p, page)) = rest.try_next().await? {
         let expected = if p == pages {
             total - per_page * (pages - 1)
@@ -227,6 +255,18 @@ pub(crate) async fn list_all<T: Model>(client: &Client, req: Request) -> Result<
                     page.total_count.unwrap_or_default()
                 ),
             ));
+        }
+        if let Some(first) = seen_pages.insert(fingerprint(&page.items), p) {
+            // Confirmed on the text, so that a hash collision can never fail a good list.
+            let at = |n: u64| ((n - 1) * per_page) as usize;
+            let earlier = &items[at(first)..at(first) + page.items.len()];
+            let same = earlier
+                .iter()
+                .zip(&page.items)
+                .all(|(a, b)| a.raw_json() == b.raw_json());
+            if same {
+                return Err(repeated_items(&req, first, p));
+            }
         }
         items.extend(page.items);
     }

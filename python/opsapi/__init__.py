@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import atexit
+import logging
 
 from . import _native
 from ._native import Alert as Alert
@@ -15,6 +16,7 @@ from ._native import (
     AlertConfig,
     AlertIterator,
     AlertList,
+    AsyncAlertIterator,
     AsyncClient,
     Client,
     CurrentValue,
@@ -42,7 +44,9 @@ from .exceptions import (
     PagingError,
     RateLimitError,
     RequestTimeoutError,
+    ResponseTooLargeError,
     ServerError,
+    ShutdownError,
     TransportError,
 )
 
@@ -59,6 +63,7 @@ __all__ = [
     "GlobalAlert",
     "AlertConfig",
     "AlertIterator",
+    "AsyncAlertIterator",
     "AlertList",
     "CurrentValue",
     "Event",
@@ -82,10 +87,16 @@ __all__ = [
     "InvalidArgumentError",
     "TransportError",
     "RequestTimeoutError",
+    "ResponseTooLargeError",
+    "ShutdownError",
     "DecodeError",
     "PagingError",
     "ConfigError",
 ]
+
+# The standard library's convention for libraries: nothing reaches stderr (through logging's
+# last-resort handler) unless the program configures logging.
+logging.getLogger("opsapi").addHandler(logging.NullHandler())
 
 # Stop the shared tokio runtime before the interpreter finalizes: worker threads that touch
 # Python during finalization can abort the process.

@@ -3,7 +3,7 @@ import builtins
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from datetime import datetime, timedelta
 from os import PathLike
-from typing import Any, Optional, Union, final, overload
+from typing import Any, NoReturn, Optional, Union, final, overload
 
 import polars as pl
 
@@ -370,11 +370,18 @@ class EventList(Sequence[Event]):
 
 @final
 class AlertIterator:
-    """Global alerts page by page: iterate with `for` (sync client) or `async for`."""
+    """Global alerts of the sync client, page by page: iterate with `for`."""
 
     def __iter__(self) -> AlertIterator: ...
     def __next__(self) -> Alert: ...
-    def __aiter__(self) -> AlertIterator: ...
+
+@final
+class AsyncAlertIterator:
+    """Global alerts of the async client, page by page: iterate with `async for` (a plain
+    `for` raises TypeError)."""
+
+    def __iter__(self) -> NoReturn: ...
+    def __aiter__(self) -> AsyncAlertIterator: ...
     def __anext__(self) -> Awaitable[Alert]: ...
 
 # ---- sync client --------------------------------------------------------------------
@@ -398,7 +405,7 @@ class GlobalAlerts:
         status: Optional[str] = None,
         created_on_or_after: Optional[_Timestamp] = None,
         created_on_or_before: Optional[_Timestamp] = None,
-    ) -> AlertIterator: ...
+    ) -> AsyncAlertIterator: ...
     def get(self, alert_id: str) -> Alert: ...
     def acknowledge(
         self,
@@ -406,7 +413,7 @@ class GlobalAlerts:
         *,
         until: Optional[_Timestamp] = None,
         duration: Optional[_Duration] = None,
-        forever: bool = False,
+        forever: Optional[bool] = None,
         comment: Optional[str] = None,
     ) -> Alert: ...
     def unacknowledge(self, alert_id: str) -> Alert: ...
@@ -456,14 +463,14 @@ class MeasurementsApi:
         start: Optional[_Timestamp] = None,
         end: Optional[_Timestamp] = None,
         metrics: Optional[list[str]] = None,
-        shape: str = "long",
-        keep_going: bool = False,
+        shape: Optional[str] = None,  # "long"
+        keep_going: Optional[bool] = None,
         progress: _Progress = None,
     ) -> _FleetResult: ...
 
 @final
 class Events:
-    def get(self, group_id: str, event_id: str, *, include_raw: bool = False) -> Event: ...
+    def get(self, group_id: str, event_id: str, *, include_raw: Optional[bool] = None) -> Event: ...
     def list(self, group_id: str) -> EventList: ...
 
 @final
@@ -479,22 +486,24 @@ class Client:
         public_key: str,
         private_key: str,
         *,
-        timeout: float = 30.0,
-        max_retries: int = 3,
-        max_concurrency: int = 8,
-        verify: bool = True,
+        timeout: Optional[float] = None,  # 30.0
+        max_retries: Optional[int] = None,  # 3
+        max_concurrency: Optional[int] = None,  # 8
+        verify: Optional[bool] = None,  # True
         ca_file: Union[str, PathLike[str], None] = None,
         user_agent: Optional[str] = None,
+        max_response_bytes: Optional[int] = None,  # 256 MiB
     ) -> Client: ...
     @classmethod
     def from_env(
         cls,
         *,
-        timeout: float = 30.0,
-        max_retries: int = 3,
-        max_concurrency: int = 8,
-        verify: bool = True,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        max_concurrency: Optional[int] = None,
+        verify: Optional[bool] = None,
         user_agent: Optional[str] = None,
+        max_response_bytes: Optional[int] = None,
     ) -> Client: ...
     @property
     def base_url(self) -> str: ...
@@ -544,7 +553,7 @@ class AsyncGlobalAlerts:
         *,
         until: Optional[_Timestamp] = None,
         duration: Optional[_Duration] = None,
-        forever: bool = False,
+        forever: Optional[bool] = None,
         comment: Optional[str] = None,
     ) -> Awaitable[Alert]: ...
     def unacknowledge(self, alert_id: str) -> Awaitable[Alert]: ...
@@ -594,15 +603,15 @@ class AsyncMeasurementsApi:
         start: Optional[_Timestamp] = None,
         end: Optional[_Timestamp] = None,
         metrics: Optional[list[str]] = None,
-        shape: str = "long",
-        keep_going: bool = False,
+        shape: Optional[str] = None,  # "long"
+        keep_going: Optional[bool] = None,
         progress: _Progress = None,
     ) -> Awaitable[_FleetResult]: ...
 
 @final
 class AsyncEvents:
     def get(
-        self, group_id: str, event_id: str, *, include_raw: bool = False
+        self, group_id: str, event_id: str, *, include_raw: Optional[bool] = None
     ) -> Awaitable[Event]: ...
     def list(self, group_id: str) -> Awaitable[EventList]: ...
 
@@ -619,22 +628,24 @@ class AsyncClient:
         public_key: str,
         private_key: str,
         *,
-        timeout: float = 30.0,
-        max_retries: int = 3,
-        max_concurrency: int = 8,
-        verify: bool = True,
+        timeout: Optional[float] = None,  # 30.0
+        max_retries: Optional[int] = None,  # 3
+        max_concurrency: Optional[int] = None,  # 8
+        verify: Optional[bool] = None,  # True
         ca_file: Union[str, PathLike[str], None] = None,
         user_agent: Optional[str] = None,
+        max_response_bytes: Optional[int] = None,  # 256 MiB
     ) -> AsyncClient: ...
     @classmethod
     def from_env(
         cls,
         *,
-        timeout: float = 30.0,
-        max_retries: int = 3,
-        max_concurrency: int = 8,
-        verify: bool = True,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        max_concurrency: Optional[int] = None,
+        verify: Optional[bool] = None,
         user_agent: Optional[str] = None,
+        max_response_bytes: Optional[int] = None,
     ) -> AsyncClient: ...
     @property
     def base_url(self) -> str: ...

@@ -19,6 +19,8 @@ __all__ = [
     "InvalidArgumentError",
     "TransportError",
     "RequestTimeoutError",
+    "ResponseTooLargeError",
+    "ShutdownError",
     "DecodeError",
     "PagingError",
     "ConfigError",
@@ -107,7 +109,8 @@ class TransportError(OpsApiError):
 
 
 class RequestTimeoutError(TransportError, TimeoutError):
-    """A request took longer than the client's ``timeout`` (seconds, in ``timeout``)."""
+    """A request's time budget (the client's ``timeout``, in seconds, in ``timeout``) was spent:
+    every attempt, backoff and ``Retry-After`` wait of one API request counts."""
 
     def __init__(
         self,
@@ -119,6 +122,27 @@ class RequestTimeoutError(TransportError, TimeoutError):
     ) -> None:
         super().__init__(message, method=method, path=path)
         self.timeout = timeout
+
+
+class ResponseTooLargeError(TransportError):
+    """A response body larger than the client's ``max_response_bytes`` (in ``limit``); it was
+    not read past the limit."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        method: Optional[str] = None,
+        path: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> None:
+        super().__init__(message, method=method, path=path)
+        self.limit = limit
+
+
+class ShutdownError(TransportError):
+    """The call was cut off because opsapi shut down its runtime (the interpreter is exiting),
+    or it was made after that."""
 
 
 class DecodeError(OpsApiError):

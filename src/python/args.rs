@@ -18,8 +18,8 @@ pub(crate) fn timestamp(
     let Some(v) = value.filter(|v| !v.is_none()) else {
         return Ok(None);
     };
-    if let Ok(s) = v.cast::<PyString>() {
-        let s: String = s.extract()?;
+    if v.is_instance_of::<PyString>() {
+        let s = text(py, argument, v)?;
         return parse_timestamp(argument, &s)
             .map(Some)
             .map_err(|e| super::errors::to_py_err(py, e));
@@ -40,7 +40,7 @@ pub(crate) fn timestamp(
         argument,
         format!(
             "must be a timezone-aware datetime or an ISO 8601 string, not {}",
-            v.get_type().name()?
+            type_name(v)
         ),
     ))
 }
@@ -55,8 +55,8 @@ pub(crate) fn duration(
     let Some(v) = value.filter(|v| !v.is_none()) else {
         return Ok(None);
     };
-    if let Ok(s) = v.cast::<PyString>() {
-        return Ok(Some(s.extract::<String>()?));
+    if v.is_instance_of::<PyString>() {
+        return text(py, argument, v).map(Some);
     }
     if v.is_instance_of::<PyDelta>() {
         let d: TimeDelta = v.extract()?;
@@ -70,7 +70,7 @@ pub(crate) fn duration(
         argument,
         format!(
             "must be an ISO 8601 duration string such as \"PT1M\" or a timedelta, not {}",
-            v.get_type().name()?
+            type_name(v)
         ),
     ))
 }
@@ -88,10 +88,55 @@ pub(crate) fn metrics(
         return Err(bad());
     }
     let mut out = Vec::new();
-    for item in v.try_iter().map_err(|_| bad())? {
-        out.push(item?.extract::<String>().map_err(|_| bad())?);
+    for (i, item) in v.try_iter().map_err(|_| bad())?.enumerate() {
+        out.push(text(py, &format!("metrics[{i}]"), &item?)?);
     }
     Ok(Some(out))
+}
+
+/// A `str` argument as Rust text. A lone surrogate (as `os.fsdecode` or a broken decode
+/// makes them) cannot be encoded for the wire: an `InvalidArgumentError` names the argument and
+/// the position, rather than a `UnicodeEncodeError` from deep inside.
+pub(crate) fn text(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<String> {
+    let Ok(s) = v.cast::<PyString>() else {
+        return Err(invalid_argument(
+            py,
+            argument,
+            format!("must be a str, not {}", type_name(v)),
+        ));
+    };
+    match s.to_cow() {
+        Ok(t) => Ok(t.into_owned()),
+        Err(_) => {
+            let lossy = s.to_string_lossy();
+            let at = lossy.chars().position(|c| c == '\u{FFFD}').unwrap_or(0);
+            Err(invalid_argument(
+                py,
+                argument,
+                format!(
+                    "contains a lone surrogate at position {at} (a character that is not valid \
+                     Unicode, as a broken decode leaves it), which cannot be sent"
+                ),
+            ))
+        }
+    }
+}
+
+/// The name of a value's type, for messages.
+pub(crate) fn type_name(v: &Bound<'_, PyAny>) -> String {
+    v.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "object".into())
+}
+
+/// A required `str` argument.
+pub(crate) fn required_str(
+    py: Python<'_>,
+    argument: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<String> {
+    text(py, argument, value)
 }
 
 /// A string argument that must be a `str` (or None).
@@ -100,13 +145,103 @@ pub(crate) fn string(
     argument: &str,
     value: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Option<String>> {
+    match value.filter(|v| !v.is_none()) {
+        None => Ok(None),
+        Some(v) => text(py, argument, v).map(Some),
+    }
+}
+
+/// A `bool` argument (or None). Only `True` and `False`: a string such as `"no"` would be
+/// truthy, the opposite of what was meant.
+pub(crate) fn flag(
+    py: Python<'_>,
+    argument: &str,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<bool>> {
+    match value.filter(|v| !v.is_none()) {
+        None => Ok(None),
+        Some(v) => match v.cast::<pyo3::types::PyBool>() {
+            Ok(b) => Ok(Some(b.is_true())),
+            Err(_) => Err(invalid_argument(
+                py,
+                argument,
+                format!("must be True or False, not {}", type_name(v)),
+            )),
+        },
+    }
+}
+
+/// A count (`int`, or None). Any size is taken and handed to the core, which owns the bounds:
+/// an int past `u64` is passed as `u64::MAX`, so that the core's message ("must be at most
+/// 100") applies, never an `OverflowError`.
+pub(crate) fn count(
+    py: Python<'_>,
+    argument: &str,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<u64>> {
     let Some(v) = value.filter(|v| !v.is_none()) else {
         return Ok(None);
     };
-    match v.cast::<PyString>() {
-        Ok(s) => Ok(Some(s.extract::<String>()?)),
-        Err(_) => Err(invalid_argument(py, argument, "must be a str")),
+    if !v.is_instance_of::<pyo3::types::PyInt>() || v.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(invalid_argument(
+            py,
+            argument,
+            format!("must be an int, not {}", type_name(v)),
+        ));
     }
+    if v.lt(0)? {
+        return Err(invalid_argument(
+            py,
+            argument,
+            format!("must be 0 or more, not {v}"),
+        ));
+    }
+    Ok(Some(v.extract::<u64>().unwrap_or(u64::MAX)))
+}
+
+/// A number of seconds (`int` or `float`, or None), handed to the core unchecked.
+pub(crate) fn seconds(
+    py: Python<'_>,
+    argument: &str,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<f64>> {
+    let Some(v) = value.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    let is_number = (v.is_instance_of::<pyo3::types::PyInt>()
+        || v.is_instance_of::<pyo3::types::PyFloat>())
+        && !v.is_instance_of::<pyo3::types::PyBool>();
+    if !is_number {
+        return Err(invalid_argument(
+            py,
+            argument,
+            format!("must be a number of seconds, not {}", type_name(v)),
+        ));
+    }
+    // An int too large for a float is infinitely long for this purpose.
+    Ok(Some(v.extract::<f64>().unwrap_or(f64::INFINITY)))
+}
+
+/// A file path: a `str` or an `os.PathLike` (or None).
+pub(crate) fn path(
+    py: Python<'_>,
+    argument: &str,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<std::path::PathBuf>> {
+    let Some(v) = value.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    let fspath = py.import("os")?.call_method1("fspath", (v,)).map_err(|_| {
+        invalid_argument(
+            py,
+            argument,
+            format!("must be a path (str or os.PathLike), not {}", type_name(v)),
+        )
+    })?;
+    if fspath.is_instance_of::<pyo3::types::PyBytes>() {
+        return Ok(Some(fspath.extract()?));
+    }
+    text(py, argument, &fspath).map(|s| Some(s.into()))
 }
 
 /// `parse_duration(text)`: an ISO 8601 duration (`PT4H`) or a short form (`30m`, `4h`, `2d`,

@@ -2,15 +2,13 @@
 //! arguments, builds the core's future, and either waits for it (sync, GIL released) or hands
 //! it to asyncio (async). The sync and async classes are generated from one definition.
 
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures_util::{FutureExt, Stream, StreamExt};
 use pyo3::exceptions::PyStopAsyncIteration;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyTuple, PyType};
+use pyo3::types::{PyBool, PyString, PyTuple, PyType};
 use pyo3_polars::PyDataFrame;
 
 use crate::frame::{FleetOptions, Shape, Target};
@@ -22,42 +20,51 @@ use super::errors::{invalid_argument, to_py_err};
 use super::models::{
     Alert, AlertConfig, AlertList, Event, EventList, Group, Host, HostList, Measurements,
 };
-use super::runtime::{block_on, dispatch, is_shut_down, py_future};
+use super::runtime::{block_on, dispatch, is_shut_down, py_future, NoneResult};
 
-#[allow(clippy::too_many_arguments)]
+/// The constructor's keyword arguments, as given: `None` where not given, so that the
+/// defaults and every check are the Rust builder's.
+pub(crate) struct ClientOptions<'py> {
+    pub(crate) timeout: Option<Bound<'py, PyAny>>,
+    pub(crate) max_retries: Option<Bound<'py, PyAny>>,
+    pub(crate) max_concurrency: Option<Bound<'py, PyAny>>,
+    pub(crate) verify: Option<Bound<'py, PyAny>>,
+    pub(crate) ca_file: Option<Bound<'py, PyAny>>,
+    pub(crate) user_agent: Option<Bound<'py, PyAny>>,
+    pub(crate) max_response_bytes: Option<Bound<'py, PyAny>>,
+}
+
 fn build_client(
     py: Python<'_>,
-    base_url: &str,
-    public_key: &str,
-    private_key: &str,
-    timeout: f64,
-    max_retries: i64,
-    max_concurrency: i64,
-    verify: bool,
-    ca_file: Option<PathBuf>,
-    user_agent: Option<String>,
+    base_url: &Bound<'_, PyAny>,
+    public_key: &Bound<'_, PyAny>,
+    private_key: &Bound<'_, PyAny>,
+    o: &ClientOptions<'_>,
 ) -> PyResult<crate::Client> {
-    let timeout = Duration::try_from_secs_f64(timeout)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| invalid_argument(py, "timeout", "must be a positive number of seconds"))?;
-    let max_retries = u32::try_from(max_retries)
-        .map_err(|_| invalid_argument(py, "max_retries", "must be 0 or more"))?;
-    let max_concurrency = usize::try_from(max_concurrency)
-        .ok()
-        .filter(|&n| n >= 1)
-        .ok_or_else(|| invalid_argument(py, "max_concurrency", "must be at least 1"))?;
-    let mut b = crate::Client::builder(base_url)
-        .credentials(public_key, private_key)
-        .timeout(timeout)
-        .max_retries(max_retries)
-        .max_concurrency(max_concurrency)
-        .verify(verify);
-    if let Some(ca) = ca_file {
+    let base_url = args::required_str(py, "base_url", base_url)?;
+    let public_key = args::required_str(py, "public_key", public_key)?;
+    let private_key = args::required_str(py, "private_key", private_key)?;
+    let mut b = crate::Client::builder(base_url).credentials(public_key, private_key);
+    if let Some(t) = args::seconds(py, "timeout", o.timeout.as_ref())? {
+        b = b.timeout_secs(t);
+    }
+    if let Some(n) = args::count(py, "max_retries", o.max_retries.as_ref())? {
+        b = b.max_retries_u64(n);
+    }
+    if let Some(n) = args::count(py, "max_concurrency", o.max_concurrency.as_ref())? {
+        b = b.max_concurrency_u64(n);
+    }
+    if let Some(v) = args::flag(py, "verify", o.verify.as_ref())? {
+        b = b.verify(v);
+    }
+    if let Some(ca) = args::path(py, "ca_file", o.ca_file.as_ref())? {
         b = b.ca_file(ca);
     }
-    if let Some(ua) = user_agent {
+    if let Some(ua) = args::string(py, "user_agent", o.user_agent.as_ref())? {
         b = b.user_agent(ua);
+    }
+    if let Some(n) = args::count(py, "max_response_bytes", o.max_response_bytes.as_ref())? {
+        b = b.max_response_bytes(n);
     }
     b.build().map_err(|e| to_py_err(py, e))
 }
@@ -128,7 +135,12 @@ fn targets(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Vec<Target>> {
     for item in value.try_iter().map_err(|_| bad())? {
         let item = item?;
         let t = item.cast::<PyTuple>().map_err(|_| bad())?;
-        let parts: Vec<String> = t.extract().map_err(|_| bad())?;
+        let i = out.len();
+        let parts = t
+            .iter()
+            .enumerate()
+            .map(|(j, part)| args::text(py, &format!("targets[{i}][{j}]"), &part))
+            .collect::<PyResult<Vec<String>>>()?;
         out.push(match parts.as_slice() {
             [g, h] => Target::host(g.as_str(), h.as_str()),
             [g, h, p] => Target::disk(g.as_str(), h.as_str(), p.as_str()),
@@ -194,13 +206,16 @@ fn fleet(
     start: Option<&Bound<'_, PyAny>>,
     end: Option<&Bound<'_, PyAny>>,
     metrics: Option<&Bound<'_, PyAny>>,
-    shape: &str,
+    shape: Option<String>,
     keep_going: bool,
     progress: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
     let targets = targets(py, targets_arg)?;
     let q = measurements_query(py, granularity, period, start, end, metrics)?;
-    let shape: Shape = shape.parse().map_err(|e| to_py_err(py, e))?;
+    let shape: Shape = match shape {
+        Some(s) => s.parse().map_err(|e| to_py_err(py, e))?,
+        None => Shape::Long,
+    };
     let mut options = FleetOptions::new().shape(shape).keep_going(keep_going);
     if let Some(cb) = progress_callback(py, progress, targets.len())? {
         let cb = Arc::new(cb);
@@ -230,7 +245,7 @@ fn fleet(
 
 type AlertStream = Pin<Box<dyn Stream<Item = crate::Result<crate::Alert>> + Send>>;
 
-/// Global alerts, page by page: an iterator (`for`) and an async iterator (`async for`).
+/// Global alerts of the sync client, page by page: `for alert in client.global_alerts.iter()`.
 #[pyclass(frozen, name = "AlertIterator", module = "opsapi._native")]
 pub struct AlertIterator {
     stream: Arc<tokio::sync::Mutex<AlertStream>>,
@@ -262,6 +277,23 @@ impl AlertIterator {
         )?;
         Ok(next.map(Alert::from))
     }
+}
+
+/// Global alerts of the async client, page by page: `async for alert in client.global_alerts.iter()`.
+#[pyclass(frozen, name = "AsyncAlertIterator", module = "opsapi._native")]
+pub struct AsyncAlertIterator {
+    stream: Arc<tokio::sync::Mutex<AlertStream>>,
+}
+
+#[pymethods]
+impl AsyncAlertIterator {
+    /// A plain `for` would block the event loop for the whole listing.
+    fn __iter__(&self) -> PyResult<()> {
+        Err(pyo3::exceptions::PyTypeError::new_err(
+            "AsyncClient.global_alerts.iter() is an async iterator: use `async for alert in ...` \
+             (a plain `for` would block the event loop), or the sync opsapi.Client",
+        ))
+    }
     fn __aiter__(slf: Py<Self>) -> Py<Self> {
         slf
     }
@@ -278,6 +310,16 @@ impl AlertIterator {
     }
 }
 
+/// The iterator class of each client: `for` for the sync one, `async for` for the async one.
+fn alert_iterator(py: Python<'_>, is_async: bool, stream: AlertStream) -> PyResult<Py<PyAny>> {
+    let stream = Arc::new(tokio::sync::Mutex::new(stream));
+    Ok(if is_async {
+        Py::new(py, AsyncAlertIterator { stream })?.into_any()
+    } else {
+        Py::new(py, AlertIterator { stream })?.into_any()
+    })
+}
+
 macro_rules! client_classes {
     ($is_async:expr, $Client:ident($client_name:literal), $AccessList:ident($al:literal),
      $GlobalAlerts:ident($ga:literal), $AlertConfigs:ident($ac:literal), $Hosts:ident($ho:literal),
@@ -292,48 +334,55 @@ macro_rules! client_classes {
         #[pymethods]
         impl $Client {
             #[new]
-            #[pyo3(signature = (base_url, public_key, private_key, *, timeout = 30.0, max_retries = 3,
-                                max_concurrency = 8, verify = true, ca_file = None, user_agent = None))]
+            #[pyo3(signature = (base_url, public_key, private_key, *, timeout = None, max_retries = None,
+                                max_concurrency = None, verify = None, ca_file = None, user_agent = None,
+                                max_response_bytes = None))]
             #[allow(clippy::too_many_arguments)]
-            fn new(
-                py: Python<'_>,
-                base_url: &str,
-                public_key: &str,
-                private_key: &str,
-                timeout: f64,
-                max_retries: i64,
-                max_concurrency: i64,
-                verify: bool,
-                ca_file: Option<PathBuf>,
-                user_agent: Option<String>,
+            fn new<'py>(
+                py: Python<'py>,
+                base_url: &Bound<'py, PyAny>,
+                public_key: &Bound<'py, PyAny>,
+                private_key: &Bound<'py, PyAny>,
+                timeout: Option<Bound<'py, PyAny>>,
+                max_retries: Option<Bound<'py, PyAny>>,
+                max_concurrency: Option<Bound<'py, PyAny>>,
+                verify: Option<Bound<'py, PyAny>>,
+                ca_file: Option<Bound<'py, PyAny>>,
+                user_agent: Option<Bound<'py, PyAny>>,
+                max_response_bytes: Option<Bound<'py, PyAny>>,
             ) -> PyResult<Self> {
-                let client = build_client(py, base_url, public_key, private_key, timeout, max_retries,
-                                          max_concurrency, verify, ca_file, user_agent)?;
+                let o = ClientOptions { timeout, max_retries, max_concurrency, verify, ca_file,
+                                        user_agent, max_response_bytes };
+                let client = build_client(py, base_url, public_key, private_key, &o)?;
                 Ok(Self { client })
             }
 
             /// A client from `OPSAPI_BASE_URL`, `OPSAPI_PUBLIC_KEY`, `OPSAPI_PRIVATE_KEY` and
             /// the optional `OPSAPI_CA_FILE`; keyword arguments as for the constructor.
             #[classmethod]
-            #[pyo3(signature = (*, timeout = 30.0, max_retries = 3, max_concurrency = 8, verify = true,
-                                user_agent = None))]
-            fn from_env(
-                _cls: &Bound<'_, PyType>,
-                py: Python<'_>,
-                timeout: f64,
-                max_retries: i64,
-                max_concurrency: i64,
-                verify: bool,
-                user_agent: Option<String>,
+            #[pyo3(signature = (*, timeout = None, max_retries = None, max_concurrency = None, verify = None,
+                                user_agent = None, max_response_bytes = None))]
+            #[allow(clippy::too_many_arguments)]
+            fn from_env<'py>(
+                _cls: &Bound<'py, PyType>,
+                py: Python<'py>,
+                timeout: Option<Bound<'py, PyAny>>,
+                max_retries: Option<Bound<'py, PyAny>>,
+                max_concurrency: Option<Bound<'py, PyAny>>,
+                verify: Option<Bound<'py, PyAny>>,
+                user_agent: Option<Bound<'py, PyAny>>,
+                max_response_bytes: Option<Bound<'py, PyAny>>,
             ) -> PyResult<Self> {
-                let base_url = env_var(py, "OPSAPI_BASE_URL")?;
-                let public_key = env_var(py, "OPSAPI_PUBLIC_KEY")?;
-                let private_key = env_var(py, "OPSAPI_PRIVATE_KEY")?;
-                let ca_file = std::env::var_os("OPSAPI_CA_FILE")
+                let base_url = PyString::new(py, &env_var(py, "OPSAPI_BASE_URL")?).into_any();
+                let public_key = PyString::new(py, &env_var(py, "OPSAPI_PUBLIC_KEY")?).into_any();
+                let private_key = PyString::new(py, &env_var(py, "OPSAPI_PRIVATE_KEY")?).into_any();
+                let ca_file = std::env::var("OPSAPI_CA_FILE")
+                    .ok()
                     .filter(|v| !v.is_empty())
-                    .map(PathBuf::from);
-                let client = build_client(py, &base_url, &public_key, &private_key, timeout,
-                                          max_retries, max_concurrency, verify, ca_file, user_agent)?;
+                    .map(|v| PyString::new(py, &v).into_any());
+                let o = ClientOptions { timeout, max_retries, max_concurrency, verify, ca_file,
+                                        user_agent, max_response_bytes };
+                let client = build_client(py, &base_url, &public_key, &private_key, &o)?;
                 Ok(Self { client })
             }
 
@@ -388,9 +437,12 @@ macro_rules! client_classes {
 
         #[pymethods]
         impl $AccessList {
-            fn delete(&self, py: Python<'_>, entry_id: String) -> PyResult<Py<PyAny>> {
+            fn delete(&self, py: Python<'_>, entry_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                let entry_id = args::text(py, "entry_id", entry_id)?;
                 let c = self.client.clone();
-                dispatch(py, $is_async, async move { c.access_list().delete(&entry_id).await })
+                dispatch(py, $is_async, async move {
+                    c.access_list().delete(&entry_id).await.map(|()| NoneResult)
+                })
             }
         }
 
@@ -424,29 +476,33 @@ macro_rules! client_classes {
                 status: Option<&Bound<'_, PyAny>>,
                 created_on_or_after: Option<&Bound<'_, PyAny>>,
                 created_on_or_before: Option<&Bound<'_, PyAny>>,
-            ) -> PyResult<AlertIterator> {
+            ) -> PyResult<Py<PyAny>> {
                 let q = alerts_query(py, status, created_on_or_after, created_on_or_before)?;
                 let stream = self.client.global_alerts().stream(&q).map_err(|e| to_py_err(py, e))?;
-                Ok(AlertIterator { stream: Arc::new(tokio::sync::Mutex::new(Box::pin(stream))) })
+                alert_iterator(py, $is_async, Box::pin(stream))
             }
 
-            fn get(&self, py: Python<'_>, alert_id: String) -> PyResult<Py<PyAny>> {
+            fn get(&self, py: Python<'_>, alert_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                let alert_id = args::text(py, "alert_id", alert_id)?;
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move {
                     Ok(Alert::from(c.global_alerts().get(&alert_id).await?))
                 })
             }
 
-            #[pyo3(signature = (alert_id, *, until = None, duration = None, forever = false, comment = None))]
+            #[pyo3(signature = (alert_id, *, until = None, duration = None, forever = None, comment = None))]
             fn acknowledge(
                 &self,
                 py: Python<'_>,
-                alert_id: String,
+                alert_id: &Bound<'_, PyAny>,
                 until: Option<&Bound<'_, PyAny>>,
                 duration: Option<&Bound<'_, PyAny>>,
-                forever: bool,
-                comment: Option<String>,
+                forever: Option<&Bound<'_, PyAny>>,
+                comment: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<Py<PyAny>> {
+                let alert_id = args::text(py, "alert_id", alert_id)?;
+                let forever = args::flag(py, "forever", forever)?.unwrap_or(false);
+                let comment = args::string(py, "comment", comment)?;
                 let until = args::timestamp(py, "until", until)?;
                 let duration = args::duration(py, "duration", duration)?;
                 let ack = Acknowledgement::from_parts(until, duration.as_deref(), forever, comment)
@@ -457,7 +513,8 @@ macro_rules! client_classes {
                 })
             }
 
-            fn unacknowledge(&self, py: Python<'_>, alert_id: String) -> PyResult<Py<PyAny>> {
+            fn unacknowledge(&self, py: Python<'_>, alert_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                let alert_id = args::text(py, "alert_id", alert_id)?;
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move {
                     Ok(Alert::from(c.global_alerts().unacknowledge(&alert_id).await?))
@@ -473,13 +530,16 @@ macro_rules! client_classes {
 
         #[pymethods]
         impl $AlertConfigs {
-            fn open_alerts(&self, py: Python<'_>, group_id: String, alert_config_id: String) -> PyResult<Py<PyAny>> {
+            fn open_alerts(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>, alert_config_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                let group_id = args::text(py, "group_id", group_id)?;
+                let alert_config_id = args::text(py, "alert_config_id", alert_config_id)?;
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move {
                     Ok(AlertList::from(c.alert_configs().open_alerts(&group_id, &alert_config_id).await?))
                 })
             }
-            fn list(&self, py: Python<'_>, group_id: String) -> PyResult<Py<PyAny>> {
+            fn list(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                let group_id = args::text(py, "group_id", group_id)?;
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move {
                     let list = c.alert_configs().list(&group_id).await?;
@@ -496,19 +556,24 @@ macro_rules! client_classes {
 
         #[pymethods]
         impl $Hosts {
-            fn get(&self, py: Python<'_>, group_id: String, host_id: String) -> PyResult<Py<PyAny>> {
+            fn get(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>, host_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                let group_id = args::text(py, "group_id", group_id)?;
+                let host_id = args::text(py, "host_id", host_id)?;
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move {
                     Ok(Host::from(c.hosts().get(&group_id, &host_id).await?))
                 })
             }
-            fn list(&self, py: Python<'_>, group_id: String) -> PyResult<Py<PyAny>> {
+            fn list(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                let group_id = args::text(py, "group_id", group_id)?;
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move {
                     Ok(HostList::from(c.hosts().list(&group_id).await?))
                 })
             }
-            fn partitions(&self, py: Python<'_>, group_id: String, host_id: String) -> PyResult<Py<PyAny>> {
+            fn partitions(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>, host_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                let group_id = args::text(py, "group_id", group_id)?;
+                let host_id = args::text(py, "host_id", host_id)?;
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move { c.hosts().partitions(&group_id, &host_id).await })
             }
@@ -527,14 +592,16 @@ macro_rules! client_classes {
             fn host(
                 &self,
                 py: Python<'_>,
-                group_id: String,
-                host_id: String,
+                group_id: &Bound<'_, PyAny>,
+                host_id: &Bound<'_, PyAny>,
                 granularity: &Bound<'_, PyAny>,
                 period: Option<&Bound<'_, PyAny>>,
                 start: Option<&Bound<'_, PyAny>>,
                 end: Option<&Bound<'_, PyAny>>,
                 metrics: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<Py<PyAny>> {
+                let group_id = args::text(py, "group_id", group_id)?;
+                let host_id = args::text(py, "host_id", host_id)?;
                 let q = measurements_query(py, granularity, period, start, end, metrics)?;
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move {
@@ -547,15 +614,18 @@ macro_rules! client_classes {
             fn disk(
                 &self,
                 py: Python<'_>,
-                group_id: String,
-                host_id: String,
-                partition_name: String,
+                group_id: &Bound<'_, PyAny>,
+                host_id: &Bound<'_, PyAny>,
+                partition_name: &Bound<'_, PyAny>,
                 granularity: &Bound<'_, PyAny>,
                 period: Option<&Bound<'_, PyAny>>,
                 start: Option<&Bound<'_, PyAny>>,
                 end: Option<&Bound<'_, PyAny>>,
                 metrics: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<Py<PyAny>> {
+                let group_id = args::text(py, "group_id", group_id)?;
+                let host_id = args::text(py, "host_id", host_id)?;
+                let partition_name = args::text(py, "partition_name", partition_name)?;
                 let q = measurements_query(py, granularity, period, start, end, metrics)?;
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move {
@@ -566,7 +636,7 @@ macro_rules! client_classes {
             }
 
             #[pyo3(signature = (targets, *, granularity, period = None, start = None, end = None, metrics = None,
-                                shape = "long", keep_going = false, progress = None))]
+                                shape = None, keep_going = None, progress = None))]
             #[allow(clippy::too_many_arguments)]
             fn fleet(
                 &self,
@@ -577,10 +647,12 @@ macro_rules! client_classes {
                 start: Option<&Bound<'_, PyAny>>,
                 end: Option<&Bound<'_, PyAny>>,
                 metrics: Option<&Bound<'_, PyAny>>,
-                shape: &str,
-                keep_going: bool,
+                shape: Option<&Bound<'_, PyAny>>,
+                keep_going: Option<&Bound<'_, PyAny>>,
                 progress: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<Py<PyAny>> {
+                let shape = args::string(py, "shape", shape)?;
+                let keep_going = args::flag(py, "keep_going", keep_going)?.unwrap_or(false);
                 let default = PyBool::new(py, true).to_owned().into_any();
                 let progress = progress.unwrap_or(&default);
                 fleet(py, &self.client, $is_async, targets, granularity, period, start, end, metrics,
@@ -596,14 +668,18 @@ macro_rules! client_classes {
 
         #[pymethods]
         impl $Events {
-            #[pyo3(signature = (group_id, event_id, *, include_raw = false))]
-            fn get(&self, py: Python<'_>, group_id: String, event_id: String, include_raw: bool) -> PyResult<Py<PyAny>> {
+            #[pyo3(signature = (group_id, event_id, *, include_raw = None))]
+            fn get(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>, event_id: &Bound<'_, PyAny>, include_raw: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+                let group_id = args::text(py, "group_id", group_id)?;
+                let event_id = args::text(py, "event_id", event_id)?;
+                let include_raw = args::flag(py, "include_raw", include_raw)?.unwrap_or(false);
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move {
                     Ok(Event::from(c.events().get(&group_id, &event_id, include_raw).await?))
                 })
             }
-            fn list(&self, py: Python<'_>, group_id: String) -> PyResult<Py<PyAny>> {
+            fn list(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                let group_id = args::text(py, "group_id", group_id)?;
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move {
                     Ok(EventList::from(c.events().list(&group_id).await?))
@@ -626,7 +702,8 @@ macro_rules! client_classes {
                     Ok(list.into_vec().into_iter().map(Group::from).collect::<Vec<_>>())
                 })
             }
-            fn get(&self, py: Python<'_>, group_id: String) -> PyResult<Py<PyAny>> {
+            fn get(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                let group_id = args::text(py, "group_id", group_id)?;
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move { Ok(Group::from(c.groups().get(&group_id).await?)) })
             }

@@ -73,6 +73,16 @@ fn build(py: Python<'_>, err: Error) -> PyResult<PyErr> {
             kw.set_item("timeout", timeout.as_secs_f64())?;
             ("RequestTimeoutError", PyTuple::new(py, [message])?)
         }
+        Error::ResponseTooLarge {
+            method,
+            path,
+            limit,
+        } => {
+            kw.set_item("method", method)?;
+            kw.set_item("path", path)?;
+            kw.set_item("limit", limit)?;
+            ("ResponseTooLargeError", PyTuple::new(py, [message])?)
+        }
         Error::Decode {
             path,
             field,

@@ -4,6 +4,10 @@
 //! runtime whose workers still run when the interpreter finalizes can abort the process. So
 //! the runtime is ours: created on first use, plugged into pyo3-async-runtimes through its
 //! `generic` traits, and shut down by [`shutdown`] (called from an `atexit` hook).
+//!
+//! A child made by `fork` inherits the runtime's memory but none of its threads: the runtime
+//! is keyed by process id, and a child builds its own on first use (the parent's is leaked in
+//! the child, since dropping it would wait for threads that do not exist there).
 
 use std::cell::OnceCell;
 use std::future::Future;
@@ -21,7 +25,8 @@ use tokio::runtime::{Handle, Runtime};
 
 use super::errors::to_py_err;
 
-static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
+/// The runtime and the process it belongs to.
+static RUNTIME: Mutex<Option<(u32, Runtime)>> = Mutex::new(None);
 static SHUT_DOWN: AtomicBool = AtomicBool::new(false);
 
 /// Whether [`shutdown`] ran: from then on nothing may call into Python from Rust threads.
@@ -29,18 +34,30 @@ pub(crate) fn is_shut_down() -> bool {
     SHUT_DOWN.load(Ordering::Acquire)
 }
 
-fn shut_down_error() -> PyErr {
-    PyRuntimeError::new_err("the opsapi runtime is shut down (the interpreter is exiting)")
+fn shut_down_error(py: Python<'_>) -> PyErr {
+    let message = "the opsapi runtime is shut down (the interpreter is exiting)";
+    py.import("opsapi.exceptions")
+        .and_then(|m| m.getattr("ShutdownError"))
+        .and_then(|cls| cls.call1((message,)))
+        .map(PyErr::from_value)
+        .unwrap_or_else(|e| e)
 }
 
 /// The runtime's handle, creating the runtime on first use.
 pub(crate) fn handle() -> PyResult<Handle> {
     if is_shut_down() {
-        return Err(shut_down_error());
+        return Err(Python::attach(shut_down_error));
     }
+    let pid = std::process::id();
     let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(rt) = slot.as_ref() {
-        return Ok(rt.handle().clone());
+    match slot.take() {
+        Some((owner, rt)) if owner == pid => {
+            let h = rt.handle().clone();
+            *slot = Some((owner, rt));
+            return Ok(h);
+        }
+        Some((_, inherited)) => std::mem::forget(inherited),
+        None => {}
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -49,7 +66,7 @@ pub(crate) fn handle() -> PyResult<Handle> {
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start the tokio runtime: {e}")))?;
     let h = rt.handle().clone();
-    *slot = Some(rt);
+    *slot = Some((pid, rt));
     Ok(h)
 }
 
@@ -59,8 +76,13 @@ pub(crate) fn handle() -> PyResult<Handle> {
 pub(crate) fn _shutdown(py: Python<'_>) {
     SHUT_DOWN.store(true, Ordering::Release);
     let rt = RUNTIME.lock().unwrap_or_else(|e| e.into_inner()).take();
-    if let Some(rt) = rt {
-        py.detach(move || rt.shutdown_timeout(Duration::from_secs(1)));
+    match rt {
+        Some((owner, rt)) if owner == std::process::id() => {
+            py.detach(move || rt.shutdown_timeout(Duration::from_secs(1)));
+        }
+        // Inherited through fork: its threads are the parent's.
+        Some((_, inherited)) => std::mem::forget(inherited),
+        None => {}
     }
 }
 
@@ -90,9 +112,39 @@ where
                     return Err(e);
                 }
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => return Err(shut_down_error()),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Err(cut_off(py)),
         }
     }
+}
+
+/// A call whose runtime shut down while it waited. At interpreter exit only daemon threads
+/// can still be waiting (the others were joined before `atexit`); an exception there would
+/// only print a traceback of a thread about to be stopped, so such a thread waits for that
+/// instead. Any other caller gets a typed `ShutdownError`.
+fn cut_off(py: Python<'_>) -> PyErr {
+    if !is_shut_down() {
+        // The task ended without sending its result: it panicked, which is a bug.
+        return PyRuntimeError::new_err(
+            "internal error in opsapi: the call ended without a result (please report this)",
+        );
+    }
+    let daemon = py
+        .import("threading")
+        .and_then(|t| t.call_method0("current_thread"))
+        .and_then(|t| t.getattr("daemon"))
+        .and_then(|d| d.is_truthy())
+        .unwrap_or(false);
+    if daemon {
+        loop {
+            py.detach(|| std::thread::sleep(Duration::from_millis(100)));
+            // A pending signal (Ctrl-C on a thread that is not exiting after all) still ends
+            // the wait.
+            if let Err(e) = py.check_signals() {
+                return e;
+            }
+        }
+    }
+    shut_down_error(py)
 }
 
 /// Runs `fut` on the runtime as an asyncio awaitable; cancelling it cancels the Rust future.
@@ -130,6 +182,19 @@ where
     } else {
         let v = block_on(py, fut)?;
         Ok(v.into_bound_py_any(py)?.unbind())
+    }
+}
+
+/// Python's `None`, as the result of an operation that has nothing to return (a DELETE).
+/// `()` would become an empty tuple.
+pub(crate) struct NoneResult;
+
+impl<'py> IntoPyObject<'py> for NoneResult {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = std::convert::Infallible;
+    fn into_pyobject(self, py: Python<'py>) -> Result<Bound<'py, PyAny>, Self::Error> {
+        Ok(py.None().into_bound(py))
     }
 }
 

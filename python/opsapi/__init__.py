@@ -11,8 +11,8 @@ import atexit
 import logging
 
 from . import _native
-from ._native import Alert as Alert
 from ._native import (
+    AccessListEntry,
     AlertConfig,
     AlertIterator,
     AlertList,
@@ -32,6 +32,7 @@ from ._native import (
     Series,
     SystemInfo,
 )
+from ._native import Alert as Alert
 from .exceptions import (
     ApiError,
     AuthenticationError,
@@ -59,6 +60,7 @@ __all__ = [
     "__version__",
     "Client",
     "AsyncClient",
+    "AccessListEntry",
     "Alert",
     "GlobalAlert",
     "AlertConfig",

@@ -18,7 +18,8 @@ use crate::AlertStatus;
 use super::args;
 use super::errors::{invalid_argument, to_py_err};
 use super::models::{
-    Alert, AlertConfig, AlertList, Event, EventList, Group, Host, HostList, Measurements,
+    AccessListEntry, Alert, AlertConfig, AlertList, Event, EventList, Group, Host, HostList,
+    Measurements,
 };
 use super::runtime::{block_on, dispatch, is_shut_down, py_future, NoneResult};
 
@@ -442,6 +443,14 @@ macro_rules! client_classes {
                 let c = self.client.clone();
                 dispatch(py, $is_async, async move {
                     c.access_list().delete(&entry_id).await.map(|()| NoneResult)
+                })
+            }
+
+            fn list(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+                let c = self.client.clone();
+                dispatch(py, $is_async, async move {
+                    let list = c.access_list().list().await?;
+                    Ok(list.into_vec().into_iter().map(AccessListEntry::from).collect::<Vec<_>>())
                 })
             }
         }

@@ -35,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::AsyncGroups>()?;
     m.add_class::<client::AlertIterator>()?;
     m.add_class::<client::AsyncAlertIterator>()?;
+    m.add_class::<models::AccessListEntry>()?;
     m.add_class::<models::Alert>()?;
     m.add_class::<models::AlertList>()?;
     m.add_class::<models::AlertConfig>()?;

@@ -486,6 +486,26 @@ model_class! {
 }
 
 model_class! {
+    /// An entry of the global API access list.
+    AccessListEntry("AccessListEntry") from crate::AccessListEntry {
+        id: Option<&str> = |m| m.id.as_deref(),
+        cidr_block: Option<&str> = |m| m.cidr_block.as_deref(),
+        description: Option<&str> = |m| m.description.as_deref(),
+        created: Option<DateTime<Utc>> = |m| m.created,
+        links: Vec<Link> = |m| links(&m.links),
+    }
+    methods {
+        fn __repr__(&self) -> String {
+            format!(
+                "AccessListEntry(id={}, cidr_block={})",
+                repr_opt(&self.id()),
+                repr_opt(&self.cidr_block())
+            )
+        }
+    }
+}
+
+model_class! {
     /// A project (the API's group).
     Group("Group") from crate::Group {
         id: Option<&str> = |m| m.id.as_deref(),

@@ -472,12 +472,11 @@ def canned():
 
 def test_big_integers_stay_exact_in_attributes_and_to_dict(canned):
     big = 123456789012345678901234567890
-    _Canned.BODIES = {
-        f"{API}/groups/g/events/e": (
-            '{"id": "e", "raw": {"n": %d, "nested": [%d, 1.5]}, "diffs": [{"params": '
-            '[{"param": "p", "new": %d, "old": 1}]}]}' % (big, big, big)
-        ).encode()
-    }
+    event = (
+        '{"id": "e", "raw": {"n": BIG, "nested": [BIG, 1.5]}, "diffs": [{"params": '
+        '[{"param": "p", "new": BIG, "old": 1}]}]}'
+    ).replace("BIG", str(big))
+    _Canned.BODIES = {f"{API}/groups/g/events/e": event.encode()}
     c = opsapi.Client(f"http://127.0.0.1:{canned.server_port}", "pub", KEY, max_retries=0)
     e = c.events.get("g", "e")
     assert e.raw == {"n": big, "nested": [big, 1.5]}

@@ -78,12 +78,34 @@ pub enum Error {
         /// What disagreed.
         message: String,
     },
-    /// A misconfigured client (bad base URL, unreadable CA file, ...).
+    /// The HTTP stack or TLS could not be set up.
     #[error("configuration error: {0}")]
     Config(String),
+    /// Building a DataFrame failed (a polars error).
+    #[error("building a DataFrame failed: {0}")]
+    Frame(String),
+    /// Writing output (Parquet files of a fleet pull) failed.
+    #[error("cannot write {path}: {message}")]
+    Io {
+        /// The file or folder.
+        path: std::path::PathBuf,
+        /// What failed.
+        message: String,
+    },
+    /// A task of the library ended without a result (a bug: please report it).
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl Error {
+    /// An [`Error::Io`] for `path`.
+    pub(crate) fn io(path: &std::path::Path, e: impl std::fmt::Display) -> Self {
+        Self::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    }
+
     /// Shorthand for [`Error::InvalidArgument`].
     pub fn invalid_argument(argument: impl Into<String>, message: impl Into<String>) -> Self {
         Self::InvalidArgument {

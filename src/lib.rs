@@ -25,10 +25,14 @@ pub mod auth;
 mod client;
 mod decode;
 mod error;
+pub mod fleet;
 pub mod frame;
+pub mod iso8601;
 pub mod models;
 mod paging;
+pub mod parquet;
 pub mod query;
+pub mod request;
 mod tls;
 
 #[cfg(feature = "sim")]
@@ -37,20 +41,19 @@ pub mod sim;
 #[cfg(feature = "python")]
 mod python;
 
+pub use api::global_alerts::{AckUntil, Acknowledgement, GlobalAlertsQuery};
+pub use api::measurements::{Granularity, MeasurementsQuery, Window};
 pub use client::{
-    redact_url, Client, ClientBuilder, PathBuilder, ServiceVersion, API_PATH,
-    DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_USER_AGENT, MAX_CONCURRENCY_LIMIT, MAX_RETRIES_LIMIT,
-    MAX_TIMEOUT,
+    redact_url, Client, ClientBuilder, ServiceVersion, API_PATH, DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_USER_AGENT, MAX_CONCURRENCY_LIMIT, MAX_RETRIES_LIMIT, MAX_TIMEOUT,
 };
 pub use decode::decode_model;
 pub use error::{ApiError, Error, Result};
+pub use iso8601::IsoDuration;
 pub use models::{
     AccessListEntry, Alert, AlertConfig, AlertStatus, CurrentValue, Decode, Event, EventDiff,
     EventDiffParam, GlobalAlert, Group, Host, HostType, Link, Measurements, Model, Partition,
     ReplicaState, Series, SystemInfo,
 };
 pub use paging::{AlertList, HostList, List, ITEMS_PER_PAGE};
-pub use query::{
-    AckUntil, Acknowledgement, GlobalAlertsQuery, Granularity, IsoDuration, MeasurementsQuery,
-    Window,
-};
+pub use request::{Method, PathBuilder, Request};

@@ -5,10 +5,11 @@ use std::collections::HashMap;
 
 use futures_util::stream::{self, Stream, StreamExt, TryStreamExt};
 
-use crate::client::{Client, Request};
+use crate::client::Client;
 use crate::decode::{decode_page, Page};
 use crate::error::{Error, Result};
 use crate::models::Model;
+use crate::request::Request;
 
 /// A spawned task that is aborted when its handle is dropped: a pull that fails or is
 /// cancelled (Ctrl-C in Python drops the future) leaves nothing running behind it.
@@ -27,7 +28,7 @@ impl<T> std::future::Future for OwnedTask<T> {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Result<T>> {
         std::pin::Pin::new(&mut self.0).poll(cx).map(|joined| {
-            joined.unwrap_or_else(|e| Err(Error::Config(format!("a request task failed: {e}"))))
+            joined.unwrap_or_else(|e| Err(Error::Internal(format!("a request task failed: {e}"))))
         })
     }
 }

@@ -24,6 +24,8 @@ __all__ = [
     "DecodeError",
     "PagingError",
     "ConfigError",
+    "FrameError",
+    "OutputError",
 ]
 
 
@@ -172,3 +174,15 @@ class PagingError(DecodeError):
 
 class ConfigError(OpsApiError):
     """The client could not be set up (e.g. the HTTP stack failed to initialize)."""
+
+
+class FrameError(OpsApiError):
+    """Building a DataFrame failed."""
+
+
+class OutputError(OpsApiError, OSError):
+    """Output could not be written (``path`` names the file or folder)."""
+
+    def __init__(self, message: str, *, path: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.path = path

@@ -1,11 +1,10 @@
 //! The global API access list.
 
-use reqwest::Method;
-
-use crate::client::{Client, PathBuilder, Request};
+use crate::client::Client;
 use crate::error::Result;
 use crate::models::AccessListEntry;
 use crate::paging::{list_all, List};
+use crate::request::{PathBuilder, Request};
 
 /// `client.access_list()`
 #[derive(Debug, Clone, Copy)]
@@ -13,8 +12,31 @@ pub struct AccessList<'c> {
     pub(crate) client: &'c Client,
 }
 
+/// `DELETE /admin/accessList/{entry_id}`.
+///
+/// ```
+/// use opsapi::{api::access_list::delete_request, Method};
+/// let req = delete_request("5f4a?x").unwrap();
+/// assert_eq!((req.method, req.path.as_str()), (Method::DELETE, "/admin/accessList/5f4a%3Fx"));
+/// ```
+pub fn delete_request(entry_id: &str) -> Result<Request> {
+    let path = PathBuilder::new()
+        .lit("admin")
+        .lit("accessList")
+        .id("entry_id", entry_id)?
+        .finish();
+    Ok(Request::delete(path))
+}
+
+/// `GET /admin/accessList` (paging parameters are added per page).
+pub fn list_request() -> Request {
+    Request::get(PathBuilder::new().lit("admin").lit("accessList").finish())
+}
+
 impl AccessList<'_> {
-    /// Deletes an entry: `DELETE /admin/accessList/{entry_id}` (204, no body).
+    /// Deletes an entry: `DELETE /admin/accessList/{entry_id}` (204, no body). A DELETE
+    /// retried after a fault that may have reached the server, which then answers 404, is a
+    /// success: the first attempt deleted the entry.
     ///
     /// ```no_run
     /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
@@ -22,24 +44,12 @@ impl AccessList<'_> {
     /// # Ok(()) }
     /// ```
     pub async fn delete(&self, entry_id: &str) -> Result<()> {
-        let path = PathBuilder::new()
-            .lit("admin")
-            .lit("accessList")
-            .id("entry_id", entry_id)?
-            .finish();
-        let req = Request {
-            method: Method::DELETE,
-            path,
-            query: Vec::new(),
-            body: None,
-        };
-        self.client.execute(&req).await?;
+        self.client.execute(&delete_request(entry_id)?).await?;
         Ok(())
     }
 
     /// Every entry: `GET /admin/accessList`, every page.
     pub async fn list(&self) -> Result<List<AccessListEntry>> {
-        let path = PathBuilder::new().lit("admin").lit("accessList").finish();
-        list_all(self.client, Request::get(path)).await
+        list_all(self.client, list_request()).await
     }
 }

@@ -1,14 +1,37 @@
 //! Alert configurations of a project and their open alerts.
 
-use crate::client::{Client, PathBuilder, Request};
+use crate::client::Client;
 use crate::error::Result;
 use crate::models::{Alert, AlertConfig};
 use crate::paging::{list_all, AlertList, List};
+use crate::request::{PathBuilder, Request};
 
 /// `client.alert_configs()`
 #[derive(Debug, Clone, Copy)]
 pub struct AlertConfigs<'c> {
     pub(crate) client: &'c Client,
+}
+
+/// `GET /groups/{group_id}/alertConfigs/{alert_config_id}/alerts`.
+pub fn open_alerts_request(group_id: &str, alert_config_id: &str) -> Result<Request> {
+    let path = PathBuilder::new()
+        .lit("groups")
+        .id("group_id", group_id)?
+        .lit("alertConfigs")
+        .id("alert_config_id", alert_config_id)?
+        .lit("alerts")
+        .finish();
+    Ok(Request::get(path))
+}
+
+/// `GET /groups/{group_id}/alertConfigs`.
+pub fn list_request(group_id: &str) -> Result<Request> {
+    let path = PathBuilder::new()
+        .lit("groups")
+        .id("group_id", group_id)?
+        .lit("alertConfigs")
+        .finish();
+    Ok(Request::get(path))
 }
 
 impl AlertConfigs<'_> {
@@ -26,23 +49,11 @@ impl AlertConfigs<'_> {
         group_id: &str,
         alert_config_id: &str,
     ) -> Result<AlertList<Alert>> {
-        let path = PathBuilder::new()
-            .lit("groups")
-            .id("group_id", group_id)?
-            .lit("alertConfigs")
-            .id("alert_config_id", alert_config_id)?
-            .lit("alerts")
-            .finish();
-        list_all(self.client, Request::get(path)).await
+        list_all(self.client, open_alerts_request(group_id, alert_config_id)?).await
     }
 
     /// The alert configurations of a project: `GET /groups/{group_id}/alertConfigs`.
     pub async fn list(&self, group_id: &str) -> Result<List<AlertConfig>> {
-        let path = PathBuilder::new()
-            .lit("groups")
-            .id("group_id", group_id)?
-            .lit("alertConfigs")
-            .finish();
-        list_all(self.client, Request::get(path)).await
+        list_all(self.client, list_request(group_id)?).await
     }
 }

@@ -1,13 +1,16 @@
-//! Global alerts: list, read, acknowledge, un-acknowledge.
+//! Global alerts: list, read, acknowledge, un-acknowledge. The filters of the list, the
+//! acknowledgement body, and one pure function per operation that builds its request.
 
+use chrono::{DateTime, Months, Utc};
 use futures_util::Stream;
-use reqwest::Method;
 
-use crate::client::{Client, PathBuilder, Request};
-use crate::error::Result;
-use crate::models::GlobalAlert;
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::iso8601::{IsoDuration, MAX_DURATION_YEARS};
+use crate::models::time::format_timestamp;
+use crate::models::{AlertStatus, GlobalAlert};
 use crate::paging::{list_all, stream_all, AlertList};
-use crate::query::{Acknowledgement, GlobalAlertsQuery};
+use crate::request::{PathBuilder, Request};
 
 /// `client.global_alerts()`
 #[derive(Debug, Clone, Copy)]
@@ -15,7 +18,8 @@ pub struct GlobalAlerts<'c> {
     pub(crate) client: &'c Client,
 }
 
-fn list_request(query: &GlobalAlertsQuery) -> Result<Request> {
+/// `GET /globalAlerts` with the filters (paging parameters are added per page).
+pub fn list_request(query: &GlobalAlertsQuery) -> Result<Request> {
     query.validate()?;
     Ok(Request::get(PathBuilder::new().lit("globalAlerts").finish()).query(query.to_pairs()))
 }
@@ -25,6 +29,35 @@ fn alert_path(alert_id: &str) -> Result<String> {
         .lit("globalAlerts")
         .id("alert_id", alert_id)?
         .finish())
+}
+
+/// `GET /globalAlerts/{alert_id}`.
+pub fn get_request(alert_id: &str) -> Result<Request> {
+    Ok(Request::get(alert_path(alert_id)?))
+}
+
+/// `PATCH /globalAlerts/{alert_id}` with `acknowledgedUntil` (resolved against `now`) and
+/// `acknowledgementComment`.
+///
+/// ```
+/// use opsapi::{api::global_alerts::acknowledge_request, AckUntil, Acknowledgement, Method};
+/// let now = opsapi::iso8601::parse_timestamp("now", "2024-01-31T10:00:00Z").unwrap();
+/// let ack = Acknowledgement::new(AckUntil::For("PT4H".parse().unwrap())).comment("disk");
+/// let req = acknowledge_request("a1", &ack, now).unwrap();
+/// assert_eq!((req.method, req.path.as_str()), (Method::PATCH, "/globalAlerts/a1"));
+/// assert_eq!(
+///     req.body.as_deref(),
+///     Some(br#"{"acknowledgedUntil":"2024-01-31T14:00:00Z","acknowledgementComment":"disk"}"#.as_slice())
+/// );
+/// ```
+pub fn acknowledge_request(
+    alert_id: &str,
+    ack: &Acknowledgement,
+    now: DateTime<Utc>,
+) -> Result<Request> {
+    ack.validate()?;
+    let path = alert_path(alert_id)?;
+    Ok(Request::patch_json(path, &ack.to_body(now)?))
 }
 
 impl GlobalAlerts<'_> {
@@ -65,13 +98,12 @@ impl GlobalAlerts<'_> {
 
     /// One global alert: `GET /globalAlerts/{alert_id}`.
     pub async fn get(&self, alert_id: &str) -> Result<GlobalAlert> {
-        self.client
-            .get_model(Request::get(alert_path(alert_id)?))
-            .await
+        self.client.send_decoded(get_request(alert_id)?).await
     }
 
     /// Acknowledges an alert: `PATCH /globalAlerts/{alert_id}` with `acknowledgedUntil`
-    /// (and `acknowledgementComment`); the server answers 201 with the alert.
+    /// (and `acknowledgementComment`); the server answers 201 with the alert. Never sent twice
+    /// once an attempt may have reached the server (see [`Client`]).
     ///
     /// ```no_run
     /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
@@ -82,22 +114,326 @@ impl GlobalAlerts<'_> {
     /// # Ok(()) }
     /// ```
     pub async fn acknowledge(&self, alert_id: &str, ack: &Acknowledgement) -> Result<GlobalAlert> {
-        ack.validate()?;
-        let path = alert_path(alert_id)?;
-        let body = ack.to_body(chrono::Utc::now())?;
-        let req = Request {
-            method: Method::PATCH,
-            path,
-            query: Vec::new(),
-            body: Some(serde_json::to_vec(&body).map_err(|e| crate::Error::Config(e.to_string()))?),
-        };
-        let resp = self.client.execute(&req).await?;
-        crate::decode::decode_object_at(&req.path, &resp.body)
+        let req = acknowledge_request(alert_id, ack, Utc::now())?;
+        self.client.send_decoded(req).await
     }
 
     /// Un-acknowledges an alert by sending an `acknowledgedUntil` in the past.
     pub async fn unacknowledge(&self, alert_id: &str) -> Result<GlobalAlert> {
         self.acknowledge(alert_id, &Acknowledgement::unacknowledge())
             .await
+    }
+}
+
+/// Filters of `GET /globalAlerts`.
+///
+/// ```
+/// use opsapi::{AlertStatus, GlobalAlertsQuery};
+/// let q = GlobalAlertsQuery::new().status(AlertStatus::Open);
+/// assert_eq!(q.to_pairs(), vec![("status", "OPEN".to_string())]);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct GlobalAlertsQuery {
+    /// `status`: `TRACKING`, `OPEN` or `CLOSED`.
+    pub status: Option<AlertStatus>,
+    /// `createdOnOrAfter`
+    pub created_on_or_after: Option<DateTime<Utc>>,
+    /// `createdOnOrBefore`
+    pub created_on_or_before: Option<DateTime<Utc>>,
+}
+
+impl GlobalAlertsQuery {
+    /// No filter: every global alert.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Only alerts with this status.
+    pub fn status(mut self, status: AlertStatus) -> Self {
+        self.status = Some(status);
+        self
+    }
+    /// Only alerts created at or after `t`.
+    pub fn created_on_or_after(mut self, t: DateTime<Utc>) -> Self {
+        self.created_on_or_after = Some(t);
+        self
+    }
+    /// Only alerts created at or before `t`.
+    pub fn created_on_or_before(mut self, t: DateTime<Utc>) -> Self {
+        self.created_on_or_before = Some(t);
+        self
+    }
+
+    /// Checks the filters without sending anything.
+    pub fn validate(&self) -> Result<()> {
+        if let Some(AlertStatus::Cancelled) = &self.status {
+            return Err(Error::invalid_argument(
+                "status",
+                "the service cannot filter on CANCELLED; use TRACKING, OPEN or CLOSED",
+            ));
+        }
+        if let Some(AlertStatus::Other(s)) = &self.status {
+            if s.is_empty() {
+                return Err(Error::invalid_argument("status", "must not be empty"));
+            }
+        }
+        if let (Some(a), Some(b)) = (self.created_on_or_after, self.created_on_or_before) {
+            if a > b {
+                return Err(Error::invalid_argument(
+                    "created_on_or_after",
+                    format!(
+                        "{} is after created_on_or_before {}",
+                        format_timestamp(&a),
+                        format_timestamp(&b)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The query parameters, as sent.
+    pub fn to_pairs(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if let Some(s) = &self.status {
+            out.push(("status", s.as_str().to_string()));
+        }
+        if let Some(t) = &self.created_on_or_after {
+            out.push(("createdOnOrAfter", format_timestamp(t)));
+        }
+        if let Some(t) = &self.created_on_or_before {
+            out.push(("createdOnOrBefore", format_timestamp(t)));
+        }
+        out
+    }
+}
+
+/// How long to acknowledge an alert for.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum AckUntil {
+    /// Until this time, which must be in the future (and within 100 years): a time in the
+    /// past would un-acknowledge the alert, which [`AckUntil::Unacknowledge`] says plainly.
+    Until(DateTime<Utc>),
+    /// For this long from now.
+    For(IsoDuration),
+    /// Forever: the service's convention is 100 years from now.
+    Forever,
+    /// Un-acknowledge: the service's convention is an `acknowledgedUntil` in the past (a
+    /// minute before now is sent).
+    Unacknowledge,
+}
+
+/// The body of `PATCH /globalAlerts/{id}`.
+///
+/// ```
+/// use opsapi::{AckUntil, Acknowledgement};
+/// let ack = Acknowledgement::new(AckUntil::For("PT4H".parse().unwrap())).comment("on it");
+/// assert!(ack.validate().is_ok());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Acknowledgement {
+    /// Until when.
+    pub until: AckUntil,
+    /// `acknowledgementComment`
+    pub comment: Option<String>,
+}
+
+impl Acknowledgement {
+    /// An acknowledgement without comment.
+    pub fn new(until: AckUntil) -> Self {
+        Self {
+            until,
+            comment: None,
+        }
+    }
+
+    /// Adds a comment.
+    pub fn comment(mut self, comment: impl Into<String>) -> Self {
+        self.comment = Some(comment.into());
+        self
+    }
+
+    /// An acknowledgement ending in the past, which un-acknowledges the alert.
+    pub fn unacknowledge() -> Self {
+        Self::new(AckUntil::Unacknowledge)
+    }
+
+    /// Builds one from the keyword arguments of the Python face: exactly one of `until`,
+    /// `duration` or `forever`.
+    pub fn from_parts(
+        until: Option<DateTime<Utc>>,
+        duration: Option<&str>,
+        forever: bool,
+        comment: Option<String>,
+    ) -> Result<Self> {
+        let until = match (until, duration, forever) {
+            (Some(t), None, false) => AckUntil::Until(t),
+            (None, Some(d), false) => AckUntil::For(IsoDuration::parse_lenient("duration", d)?),
+            (None, None, true) => AckUntil::Forever,
+            (None, None, false) => {
+                return Err(Error::invalid_argument(
+                    "until",
+                    "give exactly one of until, duration or forever=True",
+                ))
+            }
+            _ => {
+                return Err(Error::invalid_argument(
+                    "until",
+                    "give only one of until, duration or forever=True",
+                ))
+            }
+        };
+        let ack = Self { until, comment };
+        ack.validate()?;
+        Ok(ack)
+    }
+
+    /// Checks the acknowledgement without sending anything.
+    pub fn validate(&self) -> Result<()> {
+        if let AckUntil::For(d) = &self.until {
+            if d.is_zero() {
+                return Err(Error::invalid_argument(
+                    "duration",
+                    "must be longer than zero",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The time to send, computed against `now`.
+    ///
+    /// ```
+    /// use opsapi::{AckUntil, Acknowledgement};
+    /// let now = opsapi::query::parse_timestamp("now", "2024-01-31T10:00:00Z").unwrap();
+    /// let past = opsapi::query::parse_timestamp("until", "2024-01-31T09:00:00Z").unwrap();
+    /// let e = Acknowledgement::new(AckUntil::Until(past)).resolve(now).unwrap_err();
+    /// assert!(e.to_string().contains("unacknowledge()"), "{e}");
+    /// ```
+    pub fn resolve(&self, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
+        let latest = now.checked_add_months(Months::new(MAX_DURATION_YEARS * 12));
+        match &self.until {
+            AckUntil::Until(t) if *t <= now => Err(Error::invalid_argument(
+                "until",
+                format!(
+                    "{} is not in the future, and acknowledging until a past time would \
+                     un-acknowledge the alert; to do that, call unacknowledge()",
+                    format_timestamp(t)
+                ),
+            )),
+            AckUntil::Until(t) if latest.is_some_and(|l| *t > l) => Err(Error::invalid_argument(
+                "until",
+                format!(
+                    "{} is more than {MAX_DURATION_YEARS} years ahead; to acknowledge without \
+                     end, use forever",
+                    format_timestamp(t)
+                ),
+            )),
+            AckUntil::Until(t) => Ok(*t),
+            AckUntil::For(d) => d.add_to(now).ok_or_else(|| {
+                Error::invalid_argument("duration", format!("`{d}` is out of range"))
+            }),
+            AckUntil::Forever => {
+                latest.ok_or_else(|| Error::invalid_argument("forever", "is out of range"))
+            }
+            AckUntil::Unacknowledge => Ok(DateTime::<Utc>::from_timestamp(now.timestamp() - 60, 0)
+                .unwrap_or(DateTime::<Utc>::UNIX_EPOCH)),
+        }
+    }
+
+    /// The JSON body, computed against `now`.
+    pub fn to_body(&self, now: DateTime<Utc>) -> Result<serde_json::Value> {
+        let until = self.resolve(now)?;
+        let mut body = serde_json::Map::new();
+        body.insert(
+            "acknowledgedUntil".into(),
+            format_timestamp(&until.with_nanosecond_truncated()).into(),
+        );
+        if let Some(c) = &self.comment {
+            body.insert("acknowledgementComment".into(), c.clone().into());
+        }
+        Ok(body.into())
+    }
+}
+
+trait TruncateNanos {
+    fn with_nanosecond_truncated(self) -> Self;
+}
+
+impl TruncateNanos for DateTime<Utc> {
+    fn with_nanosecond_truncated(self) -> Self {
+        DateTime::<Utc>::from_timestamp(self.timestamp(), 0).unwrap_or(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iso8601::parse_timestamp;
+
+    #[test]
+    fn acknowledgements_resolve_against_now() {
+        let now = parse_timestamp("now", "2024-01-31T10:00:00Z").unwrap();
+        let ack = Acknowledgement::from_parts(None, Some("PT4H"), false, Some("x".into())).unwrap();
+        assert_eq!(
+            ack.to_body(now).unwrap(),
+            serde_json::json!({"acknowledgedUntil": "2024-01-31T14:00:00Z", "acknowledgementComment": "x"})
+        );
+        let forever = Acknowledgement::from_parts(None, None, true, None).unwrap();
+        assert_eq!(
+            forever.to_body(now).unwrap(),
+            serde_json::json!({"acknowledgedUntil": "2124-01-31T10:00:00Z"})
+        );
+        let month = Acknowledgement::from_parts(None, Some("P1M"), false, None).unwrap();
+        assert_eq!(
+            month.resolve(now).unwrap().to_rfc3339(),
+            "2024-02-29T10:00:00+00:00"
+        );
+        assert!(Acknowledgement::from_parts(None, None, false, None).is_err());
+        assert!(Acknowledgement::from_parts(Some(now), None, true, None).is_err());
+        assert!(Acknowledgement::from_parts(None, Some("PT0S"), false, None).is_err());
+        assert_eq!(
+            Acknowledgement::unacknowledge().to_body(now).unwrap(),
+            serde_json::json!({"acknowledgedUntil": "2024-01-31T09:59:00Z"})
+        );
+        let past = Acknowledgement::from_parts(Some(now), None, false, None).unwrap();
+        let e = past.resolve(now).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "invalid argument `until`: 2024-01-31T10:00:00Z is not in the future, and \
+             acknowledging until a past time would un-acknowledge the alert; to do that, call \
+             unacknowledge()"
+        );
+        let far = parse_timestamp("t", "2124-02-01T00:00:00Z").unwrap();
+        let e = Acknowledgement::new(AckUntil::Until(far))
+            .resolve(now)
+            .unwrap_err();
+        assert!(e.to_string().contains("use forever"), "{e}");
+    }
+
+    #[test]
+    fn requests_are_built_without_a_server() {
+        let q = GlobalAlertsQuery::new()
+            .status(AlertStatus::Open)
+            .created_on_or_after(parse_timestamp("t", "2024-01-01T00:00:00Z").unwrap());
+        let req = list_request(&q).unwrap();
+        assert_eq!(req.path, "/globalAlerts");
+        assert_eq!(
+            req.query,
+            vec![
+                ("status", "OPEN".to_string()),
+                ("createdOnOrAfter", "2024-01-01T00:00:00Z".to_string())
+            ]
+        );
+        let now = parse_timestamp("now", "2024-01-31T10:00:00Z").unwrap();
+        let req = acknowledge_request("a b", &Acknowledgement::unacknowledge(), now).unwrap();
+        assert_eq!(req.path, "/globalAlerts/a%20b");
+        assert_eq!(
+            req.body.as_deref(),
+            Some(br#"{"acknowledgedUntil":"2024-01-31T09:59:00Z"}"#.as_slice())
+        );
+        assert!(get_request("..").is_err());
     }
 }

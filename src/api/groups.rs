@@ -1,14 +1,29 @@
 //! Projects (the API's groups).
 
-use crate::client::{Client, PathBuilder, Request};
+use crate::client::Client;
 use crate::error::Result;
 use crate::models::Group;
 use crate::paging::{list_all, List};
+use crate::request::{PathBuilder, Request};
 
 /// `client.groups()`
 #[derive(Debug, Clone, Copy)]
 pub struct Groups<'c> {
     pub(crate) client: &'c Client,
+}
+
+/// `GET /groups`.
+pub fn list_request() -> Request {
+    Request::get(PathBuilder::new().lit("groups").finish())
+}
+
+/// `GET /groups/{group_id}`.
+pub fn get_request(group_id: &str) -> Result<Request> {
+    let path = PathBuilder::new()
+        .lit("groups")
+        .id("group_id", group_id)?
+        .finish();
+    Ok(Request::get(path))
 }
 
 impl Groups<'_> {
@@ -20,19 +35,11 @@ impl Groups<'_> {
     /// # Ok(()) }
     /// ```
     pub async fn list(&self) -> Result<List<Group>> {
-        list_all(
-            self.client,
-            Request::get(PathBuilder::new().lit("groups").finish()),
-        )
-        .await
+        list_all(self.client, list_request()).await
     }
 
     /// One project: `GET /groups/{group_id}`.
     pub async fn get(&self, group_id: &str) -> Result<Group> {
-        let path = PathBuilder::new()
-            .lit("groups")
-            .id("group_id", group_id)?
-            .finish();
-        self.client.get_model(Request::get(path)).await
+        self.client.send_decoded(get_request(group_id)?).await
     }
 }

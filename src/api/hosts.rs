@@ -1,9 +1,10 @@
 //! Hosts of a project and their disk partitions.
 
-use crate::client::{Client, PathBuilder, Request};
+use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::models::{Host, Partition};
 use crate::paging::{list_all, HostList};
+use crate::request::{PathBuilder, Request};
 
 /// `client.hosts()`
 #[derive(Debug, Clone, Copy)]
@@ -19,6 +20,33 @@ pub(crate) fn host_path(group_id: &str, host_id: &str) -> Result<PathBuilder> {
         .id("host_id", host_id)
 }
 
+/// `GET /groups/{group_id}/hosts/{host_id}`.
+///
+/// ```
+/// let req = opsapi::api::hosts::get_request("g1", "h/1").unwrap();
+/// assert_eq!(req.path, "/groups/g1/hosts/h%2F1");
+/// ```
+pub fn get_request(group_id: &str, host_id: &str) -> Result<Request> {
+    Ok(Request::get(host_path(group_id, host_id)?.finish()))
+}
+
+/// `GET /groups/{group_id}/hosts`.
+pub fn list_request(group_id: &str) -> Result<Request> {
+    let path = PathBuilder::new()
+        .lit("groups")
+        .id("group_id", group_id)?
+        .lit("hosts")
+        .finish();
+    Ok(Request::get(path))
+}
+
+/// `GET /groups/{group_id}/hosts/{host_id}/disks`.
+pub fn partitions_request(group_id: &str, host_id: &str) -> Result<Request> {
+    Ok(Request::get(
+        host_path(group_id, host_id)?.lit("disks").finish(),
+    ))
+}
+
 impl Hosts<'_> {
     /// One host: `GET /groups/{group_id}/hosts/{host_id}`.
     ///
@@ -29,25 +57,22 @@ impl Hosts<'_> {
     /// # Ok(()) }
     /// ```
     pub async fn get(&self, group_id: &str, host_id: &str) -> Result<Host> {
-        let path = host_path(group_id, host_id)?.finish();
-        self.client.get_model(Request::get(path)).await
+        self.client
+            .send_decoded(get_request(group_id, host_id)?)
+            .await
     }
 
     /// Every host of a project: `GET /groups/{group_id}/hosts`, every page.
     pub async fn list(&self, group_id: &str) -> Result<HostList> {
-        let path = PathBuilder::new()
-            .lit("groups")
-            .id("group_id", group_id)?
-            .lit("hosts")
-            .finish();
-        list_all(self.client, Request::get(path)).await
+        list_all(self.client, list_request(group_id)?).await
     }
 
     /// The disk partition names of a host: `GET /groups/{group_id}/hosts/{host_id}/disks`,
     /// every page.
     pub async fn partitions(&self, group_id: &str, host_id: &str) -> Result<Vec<String>> {
-        let path = host_path(group_id, host_id)?.lit("disks").finish();
-        let list = list_all::<Partition>(self.client, Request::get(path.clone())).await?;
+        let req = partitions_request(group_id, host_id)?;
+        let path = req.path.clone();
+        let list = list_all::<Partition>(self.client, req).await?;
         list.into_iter()
             .enumerate()
             .map(|(i, p)| {

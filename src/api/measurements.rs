@@ -1,14 +1,18 @@
-//! Host and disk-partition measurements.
+//! Host, disk-partition and database measurements: the query (granularity, window, metric
+//! names), one pure function per operation that builds its request, and fleet pulls.
 
-use futures_util::stream::{self, StreamExt};
+use std::fmt;
+use std::str::FromStr;
 
-use crate::client::{Client, Request};
-use crate::error::Result;
-use crate::frame::{
-    self, FleetOptions, FleetResult, ParquetPull, Progress, Shape, Target, TargetFailure,
-};
+use chrono::{DateTime, Utc};
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::fleet::{self, FleetOptions, FleetResult, ParquetPull, Target};
+use crate::iso8601::IsoDuration;
+use crate::models::time::format_timestamp;
 use crate::models::Measurements;
-use crate::query::MeasurementsQuery;
+use crate::request::Request;
 
 use super::hosts::host_path;
 
@@ -16,6 +20,45 @@ use super::hosts::host_path;
 #[derive(Debug, Clone, Copy)]
 pub struct MeasurementsApi<'c> {
     pub(crate) client: &'c Client,
+}
+
+/// `GET /groups/{group_id}/hosts/{host_id}/measurements` with the query.
+pub fn host_request(group_id: &str, host_id: &str, query: &MeasurementsQuery) -> Result<Request> {
+    target_request(&Target::host(group_id, host_id), query)
+}
+
+/// `GET /groups/{group_id}/hosts/{host_id}/disks/{partition_name}/measurements` with the query.
+pub fn disk_request(
+    group_id: &str,
+    host_id: &str,
+    partition_name: &str,
+    query: &MeasurementsQuery,
+) -> Result<Request> {
+    target_request(&Target::disk(group_id, host_id, partition_name), query)
+}
+
+/// The request of one target of a fleet pull (and of the single-target operations).
+///
+/// ```
+/// use opsapi::{api::measurements::target_request, fleet::Target, Granularity, MeasurementsQuery};
+/// let q = MeasurementsQuery::period(Granularity::PT1H, "P30D".parse().unwrap()).metrics(["DISK_PARTITION_SPACE_USED"]);
+/// let req = target_request(&Target::disk("g", "h", "data/db"), &q).unwrap();
+/// assert_eq!(req.path, "/groups/g/hosts/h/disks/data%2Fdb/measurements");
+/// assert_eq!(req.url("https://om/api/public/v1.0").unwrap().query(),
+///            Some("granularity=PT1H&period=P30D&m=DISK_PARTITION_SPACE_USED"));
+/// ```
+pub fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Request> {
+    query.validate()?;
+    let base = host_path(target.group_id(), target.host_id())?;
+    let path = match target.partition_name() {
+        None => base.lit("measurements").finish(),
+        Some(p) => base
+            .lit("disks")
+            .id("partition_name", p)?
+            .lit("measurements")
+            .finish(),
+    };
+    Ok(Request::get(path).query(query.to_pairs()))
 }
 
 impl MeasurementsApi<'_> {
@@ -36,11 +79,8 @@ impl MeasurementsApi<'_> {
         host_id: &str,
         query: &MeasurementsQuery,
     ) -> Result<Measurements> {
-        query.validate()?;
-        let path = host_path(group_id, host_id)?.lit("measurements").finish();
-        self.client
-            .get_model(Request::get(path).query(query.to_pairs()))
-            .await
+        let req = host_request(group_id, host_id, query)?;
+        self.client.send_decoded(req).await
     }
 
     /// Disk-partition measurements:
@@ -61,19 +101,10 @@ impl MeasurementsApi<'_> {
         partition_name: &str,
         query: &MeasurementsQuery,
     ) -> Result<Measurements> {
-        query.validate()?;
-        let path = host_path(group_id, host_id)?
-            .lit("disks")
-            .id("partition_name", partition_name)?
-            .lit("measurements")
-            .finish();
-        self.client
-            .get_model(Request::get(path).query(query.to_pairs()))
-            .await
+        let req = disk_request(group_id, host_id, partition_name, query)?;
+        self.client.send_decoded(req).await
     }
-}
 
-impl MeasurementsApi<'_> {
     /// Measurements of many targets over one window, fetched concurrently (up to the
     /// client's `max_concurrency`), as one frame.
     ///
@@ -85,7 +116,7 @@ impl MeasurementsApi<'_> {
     ///
     /// ```no_run
     /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
-    /// use opsapi::frame::{FleetOptions, Target};
+    /// use opsapi::fleet::{FleetOptions, Target};
     /// use opsapi::{Granularity, MeasurementsQuery};
     /// let targets = vec![Target::host("g1", "h1"), Target::disk("g1", "h1", "data")];
     /// let q = MeasurementsQuery::period(Granularity::PT1M, "P1D".parse().unwrap());
@@ -99,61 +130,9 @@ impl MeasurementsApi<'_> {
         query: &MeasurementsQuery,
         options: &FleetOptions,
     ) -> Result<FleetResult> {
-        let requests = target_requests(targets, query)?;
-        let shape = options.shape;
-        // Each target is fetched, decoded and turned into frame chunks in a task of its own,
-        // so that decoding runs on every worker thread, not only on the one driving this loop.
-        // Each target is fetched and decoded in a task of its own, so that decoding runs on
-        // every worker thread, not only on the one driving this loop. The long frame is built
-        // in batches of about a million rows (`options.batch_rows`), each on a blocking thread while the next
-        // targets are still on the wire: a frame is mostly fresh memory written once, and
-        // that work overlaps the network. Batches are stacked without a copy, one chunk each.
-        let results = spawned(self.client, requests, |_, m: Measurements| Ok(m));
-        let mut batch: Vec<Measurements> = Vec::new();
-        let mut batch_rows = 0;
-        let batch_limit = options.batch_rows.unwrap_or(frame::DEFAULT_BATCH_ROWS);
-        let mut built: Vec<frame::FrameTask> = Vec::new();
-        let failures = drive(targets, results, options, |m| {
-            batch_rows += m.data_point_count();
-            batch.push(m);
-            if shape == Shape::Long && batch_rows >= batch_limit {
-                built.push(frame::FrameTask::spawn(std::mem::take(&mut batch)));
-                batch_rows = 0;
-            }
-            Ok(())
-        })
-        .await?;
-        let frame = match shape {
-            Shape::Long => {
-                built.push(frame::FrameTask::spawn(batch));
-                frame::stack(built).await?
-            }
-            Shape::Wide => frame::wide_fleet_frame(&batch)?,
-        };
-        Ok(FleetResult { frame, failures })
+        fleet::pull(self.client, targets, query, options).await
     }
-}
 
-/// The request of every target, all checked (query and identifiers) before any is sent.
-fn target_requests(targets: &[Target], query: &MeasurementsQuery) -> Result<Vec<Request>> {
-    query.validate()?;
-    targets.iter().map(|t| target_request(t, query)).collect()
-}
-
-fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Request> {
-    let base = host_path(target.group_id(), target.host_id())?;
-    let path = match target.partition_name() {
-        None => base.lit("measurements").finish(),
-        Some(p) => base
-            .lit("disks")
-            .id("partition_name", p)?
-            .lit("measurements")
-            .finish(),
-    };
-    Ok(Request::get(path).query(query.to_pairs()))
-}
-
-impl MeasurementsApi<'_> {
     /// A fleet pull written to hive-partitioned Parquet under `root`
     /// (`group_id=…/host_id=…/host.parquet`, `…/disk-<partition>.parquet`), target by target
     /// as results arrive, so that a pull bigger than memory works. DuckDB, Spark or polars
@@ -161,7 +140,7 @@ impl MeasurementsApi<'_> {
     ///
     /// ```no_run
     /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
-    /// use opsapi::frame::{FleetOptions, Target};
+    /// use opsapi::fleet::{FleetOptions, Target};
     /// use opsapi::{Granularity, MeasurementsQuery};
     /// let q = MeasurementsQuery::period(Granularity::PT1M, "P1D".parse().unwrap());
     /// let out = client.measurements()
@@ -177,89 +156,376 @@ impl MeasurementsApi<'_> {
         root: &std::path::Path,
         options: &FleetOptions,
     ) -> Result<ParquetPull> {
-        let requests = target_requests(targets, query)?;
-        let paths: Vec<std::path::PathBuf> = targets
-            .iter()
-            .map(|t| frame::parquet_path(root, t))
-            .collect();
-        // Encoding and compressing are CPU work too: done in the target's own task.
-        let results = spawned(self.client, requests, move |i, m: Measurements| {
-            let path = paths[i].clone();
-            frame::write_parquet_file(&path, &m).map(|rows| (path, rows))
-        });
-        let (mut files, mut rows) = (Vec::new(), 0);
-        let failures = drive(targets, results, options, |(path, n)| {
-            files.push(path);
-            rows += n;
-            Ok(())
-        })
-        .await?;
-        let out = ParquetPull {
-            files,
-            rows,
-            failures,
+        fleet::pull_to_parquet(self.client, targets, query, root, options).await
+    }
+}
+
+/// The granularity of measurements: one of the five the service supports.
+///
+/// ```
+/// use opsapi::Granularity;
+/// assert_eq!("PT1M".parse::<Granularity>().unwrap(), Granularity::PT1M);
+/// assert_eq!("PT60S".parse::<Granularity>().unwrap(), Granularity::PT1M);
+/// assert!("PT2M".parse::<Granularity>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(clippy::upper_case_acronyms)]
+pub enum Granularity {
+    /// 10 seconds.
+    PT10S,
+    /// 1 minute.
+    PT1M,
+    /// 5 minutes.
+    PT5M,
+    /// 1 hour.
+    PT1H,
+    /// 1 day.
+    P1D,
+}
+
+impl Granularity {
+    /// Every granularity, finest first.
+    pub const ALL: [Self; 5] = [Self::PT10S, Self::PT1M, Self::PT5M, Self::PT1H, Self::P1D];
+
+    /// The value as the API spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PT10S => "PT10S",
+            Self::PT1M => "PT1M",
+            Self::PT5M => "PT5M",
+            Self::PT1H => "PT1H",
+            Self::P1D => "P1D",
+        }
+    }
+
+    /// The step in seconds.
+    pub fn seconds(self) -> u64 {
+        match self {
+            Self::PT10S => 10,
+            Self::PT1M => 60,
+            Self::PT5M => 300,
+            Self::PT1H => 3600,
+            Self::P1D => 86_400,
+        }
+    }
+
+    /// The granularity of a step in seconds.
+    pub fn from_seconds(s: f64) -> Option<Self> {
+        Self::ALL.into_iter().find(|g| g.seconds() as f64 == s)
+    }
+
+    /// Parses `s`, naming `argument` in the error.
+    pub fn parse(argument: &str, s: &str) -> Result<Self> {
+        let d = IsoDuration::parse(argument, s)?;
+        d.fixed_seconds()
+            .and_then(Self::from_seconds)
+            .ok_or_else(|| {
+                Error::invalid_argument(
+                    argument,
+                    format!(
+                        "`{s}` is not a supported granularity: use PT10S, PT1M, PT5M, PT1H or P1D"
+                    ),
+                )
+            })
+    }
+}
+
+impl FromStr for Granularity {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Self::parse("granularity", s)
+    }
+}
+
+impl fmt::Display for Granularity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The time window of a measurements request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Window {
+    /// The last `period`, ending now.
+    Period(IsoDuration),
+    /// From `start` to `end`.
+    Range {
+        /// Start (inclusive).
+        start: DateTime<Utc>,
+        /// End.
+        end: DateTime<Utc>,
+    },
+}
+
+/// Parameters of a measurements request: granularity, window and metric names.
+///
+/// ```
+/// use opsapi::{Granularity, MeasurementsQuery};
+/// let q = MeasurementsQuery::period(Granularity::PT1M, "P1D".parse().unwrap())
+///     .metrics(["CONNECTIONS", "OPCOUNTER_CMD"]);
+/// assert_eq!(q.to_pairs(), vec![
+///     ("granularity", "PT1M".to_string()), ("period", "P1D".to_string()),
+///     ("m", "CONNECTIONS".to_string()), ("m", "OPCOUNTER_CMD".to_string()),
+/// ]);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct MeasurementsQuery {
+    /// `granularity`
+    pub granularity: Granularity,
+    /// `period`, or `start` and `end`.
+    pub window: Window,
+    /// `m`, one per name; empty means every measurement.
+    pub metrics: Vec<String>,
+}
+
+impl MeasurementsQuery {
+    /// The last `period` at `granularity`.
+    pub fn period(granularity: Granularity, period: IsoDuration) -> Self {
+        Self {
+            granularity,
+            window: Window::Period(period),
+            metrics: Vec::new(),
+        }
+    }
+
+    /// From `start` to `end` at `granularity`.
+    pub fn range(granularity: Granularity, start: DateTime<Utc>, end: DateTime<Utc>) -> Self {
+        Self {
+            granularity,
+            window: Window::Range { start, end },
+            metrics: Vec::new(),
+        }
+    }
+
+    /// Only these measurements.
+    pub fn metrics<I, S>(mut self, metrics: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.metrics = metrics.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Builds a query from separately given parts, as a caller passing keyword arguments
+    /// does, with an error naming the argument for every invalid combination.
+    pub fn from_parts(
+        granularity: Option<&str>,
+        period: Option<&str>,
+        start: Option<DateTime<Utc>>,
+        end: Option<DateTime<Utc>>,
+        metrics: Option<Vec<String>>,
+    ) -> Result<Self> {
+        let granularity = match granularity {
+            Some(g) => Granularity::parse("granularity", g)?,
+            None => return Err(Error::invalid_argument("granularity", "is required")),
         };
-        Ok(out)
-    }
-}
-
-/// Fetches every request in a task of its own (at most `max_concurrency` at once, results in
-/// request order) and applies `then(index, result)` to each decoded result inside that task.
-fn spawned<T, F>(
-    client: &Client,
-    requests: Vec<Request>,
-    then: F,
-) -> impl futures_util::Stream<Item = (usize, Result<T>)> + '_
-where
-    T: Send + 'static,
-    F: Fn(usize, Measurements) -> Result<T> + Send + Sync + 'static,
-{
-    let then = std::sync::Arc::new(then);
-    stream::iter(requests.into_iter().enumerate())
-        .map(move |(i, req)| {
-            let client = client.clone();
-            let then = then.clone();
-            async move {
-                let task = crate::paging::spawn_owned(async move {
-                    let m = client.get_model::<Measurements>(req).await?;
-                    then(i, m)
-                });
-                (i, task.await)
+        let window = match (period, start, end) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return Err(Error::invalid_argument(
+                    "period",
+                    "give either period or both start and end, not both",
+                ))
             }
-        })
-        .buffered(client.max_concurrency())
+            (Some(p), None, None) => Window::Period(IsoDuration::parse("period", p)?),
+            (None, Some(start), Some(end)) => Window::Range { start, end },
+            (None, Some(_), None) => {
+                return Err(Error::invalid_argument(
+                    "end",
+                    "start is given, so end is required too",
+                ))
+            }
+            (None, None, Some(_)) => {
+                return Err(Error::invalid_argument(
+                    "start",
+                    "end is given, so start is required too",
+                ))
+            }
+            (None, None, None) => {
+                return Err(Error::invalid_argument(
+                    "period",
+                    "give either period or both start and end",
+                ))
+            }
+        };
+        if metrics.as_ref().is_some_and(Vec::is_empty) {
+            // An empty `m` list would mean "every measurement" on the wire: a list that ended up
+            // empty by mistake must not silently pull everything.
+            return Err(Error::invalid_argument(
+                "metrics",
+                "is empty; leave it out (None) for every measurement",
+            ));
+        }
+        let q = Self {
+            granularity,
+            window,
+            metrics: metrics.unwrap_or_default(),
+        };
+        q.validate()?;
+        Ok(q)
+    }
+
+    /// Checks the query without sending anything.
+    pub fn validate(&self) -> Result<()> {
+        match self.window {
+            Window::Period(p) => {
+                if p.is_zero() {
+                    return Err(Error::invalid_argument(
+                        "period",
+                        "must be longer than zero",
+                    ));
+                }
+            }
+            Window::Range { start, end } => {
+                if start >= end {
+                    return Err(Error::invalid_argument(
+                        "start",
+                        format!(
+                            "{} is not before end {}",
+                            format_timestamp(&start),
+                            format_timestamp(&end)
+                        ),
+                    ));
+                }
+            }
+        }
+        for m in &self.metrics {
+            if m.trim().is_empty() {
+                return Err(Error::invalid_argument(
+                    "metrics",
+                    "contains an empty measurement name",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The query parameters, as sent: one `m` per metric.
+    pub fn to_pairs(&self) -> Vec<(&'static str, String)> {
+        let mut out = vec![("granularity", self.granularity.as_str().to_string())];
+        match &self.window {
+            Window::Period(p) => out.push(("period", p.to_string())),
+            Window::Range { start, end } => {
+                out.push(("start", format_timestamp(start)));
+                out.push(("end", format_timestamp(end)));
+            }
+        }
+        out.extend(self.metrics.iter().map(|m| ("m", m.clone())));
+        out
+    }
 }
 
-/// Consumes the results of a fleet pull in target order: reports progress, hands each success
-/// to `on_ok`, and either stops at the first failure or, with `keep_going`, collects them.
-async fn drive<T>(
-    targets: &[Target],
-    results: impl futures_util::Stream<Item = (usize, Result<T>)>,
-    options: &FleetOptions,
-    mut on_ok: impl FnMut(T) -> Result<()>,
-) -> Result<Vec<TargetFailure>> {
-    let mut results = std::pin::pin!(results);
-    let mut failures = Vec::new();
-    let mut done = 0;
-    while let Some((i, result)) = results.next().await {
-        done += 1;
-        let target = &targets[i];
-        if let Some(progress) = &options.progress {
-            progress(Progress {
-                done,
-                total: targets.len(),
-                target,
-                ok: result.is_ok(),
-            });
-        }
-        match result {
-            Ok(value) => on_ok(value)?,
-            Err(error) if options.keep_going => failures.push(TargetFailure {
-                target: target.clone(),
-                error,
-            }),
-            Err(error) => return Err(error),
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iso8601::parse_timestamp;
+
+    #[test]
+    fn granularity_names_the_argument() {
+        let e = Granularity::parse("granularity", "PT2M").unwrap_err();
+        assert!(e.to_string().contains("`granularity`"), "{e}");
+        assert_eq!(IsoDuration::from_seconds(60).to_string(), "PT1M");
+        assert_eq!(IsoDuration::from_seconds(86_400).to_string(), "P1D");
+        assert_eq!(
+            Granularity::parse("g", &IsoDuration::from_seconds(10).to_string()).unwrap(),
+            Granularity::PT10S
+        );
     }
-    Ok(failures)
+
+    #[test]
+    fn measurement_windows_are_checked_before_sending() {
+        let t = |s| parse_timestamp("t", s).unwrap();
+        let arg = |r: Result<MeasurementsQuery>| match r {
+            Err(Error::InvalidArgument { argument, .. }) => argument,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            arg(MeasurementsQuery::from_parts(
+                None,
+                Some("P1D"),
+                None,
+                None,
+                None
+            )),
+            "granularity"
+        );
+        assert_eq!(
+            arg(MeasurementsQuery::from_parts(
+                Some("PT1M"),
+                None,
+                None,
+                None,
+                None
+            )),
+            "period"
+        );
+        assert_eq!(
+            arg(MeasurementsQuery::from_parts(
+                Some("PT1M"),
+                None,
+                Some(t("2024-01-01T00:00:00Z")),
+                None,
+                None
+            )),
+            "end"
+        );
+        assert_eq!(
+            arg(MeasurementsQuery::from_parts(
+                Some("PT1M"),
+                Some("P1D"),
+                Some(t("2024-01-01T00:00:00Z")),
+                Some(t("2024-01-02T00:00:00Z")),
+                None
+            )),
+            "period"
+        );
+        assert_eq!(
+            arg(MeasurementsQuery::from_parts(
+                Some("PT1M"),
+                None,
+                Some(t("2024-01-02T00:00:00Z")),
+                Some(t("2024-01-01T00:00:00Z")),
+                None
+            )),
+            "start"
+        );
+        assert_eq!(
+            arg(MeasurementsQuery::from_parts(
+                Some("PT1M"),
+                Some("1 day"),
+                None,
+                None,
+                None
+            )),
+            "period"
+        );
+        assert_eq!(
+            arg(MeasurementsQuery::from_parts(
+                Some("PT1M"),
+                Some("P1D"),
+                None,
+                None,
+                Some(vec![])
+            )),
+            "metrics"
+        );
+        let q = MeasurementsQuery::from_parts(
+            Some("PT1M"),
+            None,
+            Some(t("2024-01-01T00:00:00Z")),
+            Some(t("2024-01-01T01:00:00.5Z")),
+            Some(vec!["CONNECTIONS".into()]),
+        )
+        .unwrap();
+        assert_eq!(
+            q.to_pairs(),
+            vec![
+                ("granularity", "PT1M".into()),
+                ("start", "2024-01-01T00:00:00Z".into()),
+                ("end", "2024-01-01T01:00:00.500Z".into()),
+                ("m", "CONNECTIONS".into())
+            ]
+        );
+    }
 }

@@ -98,6 +98,12 @@ fn build(py: Python<'_>, err: Error) -> PyResult<PyErr> {
             kw.set_item("path", path)?;
             ("PagingError", PyTuple::new(py, [message])?)
         }
+        Error::Frame(_) => ("FrameError", PyTuple::new(py, [message])?),
+        Error::Io { path, .. } => {
+            kw.set_item("path", path)?;
+            ("OutputError", PyTuple::new(py, [message])?)
+        }
+        Error::Internal(_) => return Ok(PyRuntimeError::new_err(message)),
         _ => ("ConfigError", PyTuple::new(py, [message])?),
     };
     let exc = class(py, name)?.call(args, Some(&kw))?;

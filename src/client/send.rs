@@ -1,0 +1,524 @@
+//! The request pipeline: signing, same-origin redirects, the Digest re-challenge, retries by
+//! the rules documented on [`Client`], the time budget, and bodies read under the size cap.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use reqwest::header::{
+    HeaderMap, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION, RETRY_AFTER, USER_AGENT,
+    WWW_AUTHENTICATE,
+};
+use reqwest::{Method, StatusCode};
+use tokio::time::Instant;
+use url::Url;
+
+use super::{maskable, redact_url, Client, ServiceVersion};
+use crate::auth::{Challenge, Credentials};
+use crate::error::{ApiError, Error, Result};
+use crate::request::{build_url, request_target, Request};
+
+/// Same-origin redirects followed for one request before giving up.
+const MAX_REDIRECTS: u32 = 5;
+
+/// An error body is kept up to this size (an HTML page from a proxy fits); the rest is not read.
+const MAX_ERROR_BODY: usize = 1 << 20;
+
+/// An answer with a success status.
+#[derive(Debug)]
+pub(crate) struct Response {
+    pub(crate) body: Bytes,
+}
+
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(inner) = src {
+        let msg = inner.to_string();
+        if !s.contains(&msg) {
+            s.push_str(": ");
+            s.push_str(&msg);
+        }
+        src = inner.source();
+    }
+    s
+}
+
+fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let v = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = chrono::DateTime::parse_from_rfc2822(v).ok()?;
+    let delta = when.with_timezone(&chrono::Utc) - chrono::Utc::now();
+    Some(delta.to_std().unwrap_or(Duration::ZERO))
+}
+
+fn service_version(headers: &HeaderMap) -> Option<ServiceVersion> {
+    let h = headers
+        .get("x-vendor-service-version")
+        .or_else(|| headers.get("x-mongodb-service-version"))?;
+    Some(ServiceVersion::parse(h.to_str().ok()?))
+}
+
+/// Whether the origin (scheme, host, port) of two URLs is the same.
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// Why an attempt failed, for the retry rules (see [`Client`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// The connection could not be made: nothing reached the server.
+    Connect,
+    /// 429: the server did not act on the request.
+    RateLimited,
+    /// A 502/503/504, a reset or a cut body: the server may have acted on the request.
+    MaybeApplied,
+}
+
+/// Whether `method` may be sent again after `fault`.
+fn may_retry(method: &Method, fault: Fault) -> bool {
+    match fault {
+        Fault::Connect | Fault::RateLimited => true,
+        Fault::MaybeApplied => matches!(*method, Method::GET | Method::HEAD | Method::DELETE),
+    }
+}
+
+/// A body that could not be read whole.
+enum BodyError {
+    TooLarge,
+    Transport(reqwest::Error),
+}
+
+/// Reads a body of at most `limit` bytes. A larger one is not read further; memory grows to
+/// about the limit, never to the size the server announces or sends.
+async fn read_body(
+    resp: &mut reqwest::Response,
+    limit: usize,
+) -> std::result::Result<Bytes, BodyError> {
+    let announced = resp.content_length();
+    if announced.is_some_and(|n| n > limit as u64) {
+        return Err(BodyError::TooLarge);
+    }
+    let mut buf: Vec<u8> = Vec::with_capacity(announced.unwrap_or(0) as usize);
+    while let Some(chunk) = resp.chunk().await.map_err(BodyError::Transport)? {
+        let needed = buf.len() + chunk.len();
+        if needed > limit {
+            return Err(BodyError::TooLarge);
+        }
+        if needed > buf.capacity() {
+            // Doubling, but never past the limit.
+            let target = needed.max(buf.capacity() * 2).min(limit);
+            buf.reserve_exact(target - buf.len());
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(buf))
+}
+
+/// Reads up to `limit` bytes of a body that matters only as text for a message (an error
+/// body, a 401 drained for connection reuse); the rest is left unread.
+async fn read_some(resp: &mut reqwest::Response, limit: usize) -> Bytes {
+    let mut buf = Vec::new();
+    while let Ok(Some(chunk)) = resp.chunk().await {
+        let room = limit - buf.len();
+        buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if buf.len() >= limit {
+            break;
+        }
+    }
+    Bytes::from(buf)
+}
+
+impl Client {
+    /// Sends a request: signs it, follows same-origin redirects, re-challenges on 401,
+    /// retries transient faults (see [`Client`] for the rules), all within the time budget,
+    /// and turns error statuses into [`Error::Api`].
+    pub(crate) async fn execute(&self, req: &Request) -> Result<Response> {
+        let config = &self.inner.config;
+        let deadline = Instant::now() + config.timeout;
+        let process = self.process()?;
+        let mut url = build_url(&config.base, &req.path, &req.query)?;
+        let method = req.method.clone();
+        let mut retries: u32 = 0;
+        let mut redirects: u32 = 0;
+        // An attempt that may have reached the server was made (for DELETE's 404 rule).
+        let mut reached = false;
+        // A signed request refused with a new challenge is sent once more with it; so is the
+        // unsigned first request of a fresh client (the handshake).
+        let mut signed_refusals = 0;
+        let mut unsigned_refusals = 0;
+        // A fresh client knows no challenge yet: one request fetches it, the others wait.
+        let mut handshake = match &process.session {
+            Some(s) if !s.has_challenge() => {
+                let guard = tokio::time::timeout_at(deadline, process.handshake.lock())
+                    .await
+                    .map_err(|_| self.timeout_error(req))?;
+                (!s.has_challenge()).then_some(guard)
+            }
+            _ => None,
+        };
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err(self.timeout_error(req));
+            }
+            let target = request_target(&url);
+            let signed = process
+                .session
+                .as_ref()
+                .and_then(|s| s.sign(method.as_str(), &target));
+            let mut rb = process
+                .http
+                .request(method.clone(), url.clone())
+                .timeout(remaining)
+                .header(ACCEPT, "application/json")
+                .header(USER_AGENT, config.user_agent.clone());
+            if let Some(s) = &signed {
+                rb = rb.header(AUTHORIZATION, &s.header);
+            }
+            if let Some(body) = &req.body {
+                rb = rb
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(body.clone());
+            }
+            let started = std::time::Instant::now();
+            let mut resp = match rb.send().await {
+                Ok(resp) => resp,
+                Err(e) => {
+                    let fault = if e.is_connect() {
+                        Fault::Connect
+                    } else {
+                        Fault::MaybeApplied
+                    };
+                    reached |= fault == Fault::MaybeApplied;
+                    // A refused certificate gets the same answer on every attempt.
+                    let no_retry = e.is_timeout() || crate::tls::is_tls_error(&e);
+                    let err = self.transport_error(req, e);
+                    if !no_retry
+                        && self
+                            .retry(req, fault, &mut retries, deadline, None, &err)
+                            .await
+                    {
+                        continue;
+                    }
+                    return Err(err);
+                }
+            };
+            let status = resp.status();
+
+            if status.is_redirection() {
+                if let Some(next) = self.redirect(req, &url, &resp, &mut redirects)? {
+                    let _ = read_some(&mut resp, 64 << 10).await;
+                    url = next;
+                    continue;
+                }
+            }
+
+            if status == StatusCode::UNAUTHORIZED {
+                let challenge = resp
+                    .headers()
+                    .get_all(WWW_AUTHENTICATE)
+                    .iter()
+                    .filter_map(|h| h.to_str().ok())
+                    .find_map(|h| Challenge::parse(h).ok());
+                // A signed request refused right after this request's own handshake is tried
+                // again only for a stale nonce: a plain refusal then means wrong credentials.
+                let fresh_challenge_refused = signed.is_some()
+                    && unsigned_refusals > 0
+                    && !challenge.as_ref().is_some_and(|c| c.stale);
+                let refusals = if signed.is_some() {
+                    &mut signed_refusals
+                } else {
+                    &mut unsigned_refusals
+                };
+                if let (Some(challenge), Some(session), 0, false) = (
+                    challenge,
+                    &process.session,
+                    *refusals,
+                    fresh_challenge_refused,
+                ) {
+                    tracing::debug!(
+                        target: "opsapi",
+                        method = %method, path = %req.path, stale = challenge.stale,
+                        signed = signed.is_some(), "digest challenge"
+                    );
+                    session.update(challenge);
+                    drop(handshake.take());
+                    *refusals += 1;
+                    // Read the 401 body so that the connection can be reused.
+                    let _ = read_some(&mut resp, 64 << 10).await;
+                    continue;
+                }
+            }
+            drop(handshake.take());
+
+            let headers = std::mem::take(resp.headers_mut());
+            let retry_after = parse_retry_after(&headers);
+            if status.is_success() {
+                let body = match read_body(&mut resp, config.max_response_bytes).await {
+                    Ok(body) => body,
+                    Err(BodyError::TooLarge) => return Err(self.too_large(req)),
+                    Err(BodyError::Transport(e)) => {
+                        reached = true;
+                        let timed_out = e.is_timeout();
+                        let err = self.transport_error(req, e);
+                        let fault = Fault::MaybeApplied;
+                        if !timed_out
+                            && self
+                                .retry(req, fault, &mut retries, deadline, None, &err)
+                                .await
+                        {
+                            continue;
+                        }
+                        return Err(err);
+                    }
+                };
+                self.log_request(req, status, started, body.len());
+                if let Some(v) = service_version(&headers) {
+                    *self
+                        .inner
+                        .server_version
+                        .write()
+                        .unwrap_or_else(|e| e.into_inner()) = Some(v);
+                }
+                return Ok(Response { body });
+            }
+
+            let body = read_some(&mut resp, MAX_ERROR_BODY).await;
+            self.log_request(req, status, started, body.len());
+            if status == StatusCode::NOT_FOUND && method == Method::DELETE && reached {
+                // An earlier attempt may have reached the server and deleted the entry: its
+                // absence now is that attempt's success, not a wrong id.
+                tracing::info!(
+                    target: "opsapi",
+                    method = %method, path = %req.path,
+                    "404 on a retried DELETE: the first attempt deleted it"
+                );
+                return Ok(Response { body: Bytes::new() });
+            }
+            let mut api = ApiError::from_response(status.as_u16(), &body, retry_after);
+            api.request = format!("{method} {}", req.path);
+            let err = Error::Api(Box::new(api));
+            let fault = match status.as_u16() {
+                429 => Some(Fault::RateLimited),
+                502..=504 => Some(Fault::MaybeApplied),
+                _ => None,
+            };
+            if let Some(fault) = fault {
+                reached |= fault == Fault::MaybeApplied;
+                if self
+                    .retry(req, fault, &mut retries, deadline, retry_after, &err)
+                    .await
+                {
+                    continue;
+                }
+            }
+            return Err(err);
+        }
+    }
+
+    /// Decides whether to try again after `err`, and waits the backoff (or `Retry-After`)
+    /// when so. No retry when the rules forbid it, the retries are spent, or the wait would
+    /// not end before the time budget (or is longer than `max_retry_wait`).
+    async fn retry(
+        &self,
+        req: &Request,
+        fault: Fault,
+        retries: &mut u32,
+        deadline: Instant,
+        retry_after: Option<Duration>,
+        err: &Error,
+    ) -> bool {
+        let config = &self.inner.config;
+        if !may_retry(&req.method, fault) || *retries >= config.max_retries {
+            return false;
+        }
+        let attempt = *retries + 1;
+        let delay = match retry_after {
+            Some(d) if d > config.max_retry_wait => return false,
+            Some(d) => d,
+            None => {
+                let base = config.retry_backoff.as_secs_f64() * 2f64.powi(attempt as i32 - 1);
+                let capped = base.min(8.0);
+                // "Equal jitter": half fixed, half random, so retries of many clients spread.
+                Duration::from_secs_f64(capped / 2.0 + fastrand::f64() * capped / 2.0)
+            }
+        };
+        if Instant::now() + delay >= deadline {
+            tracing::debug!(
+                target: "opsapi",
+                method = %req.method, path = %req.path, delay_ms = delay.as_millis() as u64,
+                "not retrying: the wait would outlast the time budget"
+            );
+            return false;
+        }
+        *retries = attempt;
+        tracing::warn!(
+            target: "opsapi",
+            method = %req.method,
+            path = %req.path,
+            attempt,
+            max_retries = config.max_retries,
+            delay_ms = delay.as_millis() as u64,
+            "retrying after {}",
+            short_reason(err)
+        );
+        tokio::time::sleep(delay).await;
+        true
+    }
+
+    /// The next URL of a redirect, when it is to be followed; an error for one that is not.
+    fn redirect(
+        &self,
+        req: &Request,
+        from: &Url,
+        resp: &reqwest::Response,
+        redirects: &mut u32,
+    ) -> Result<Option<Url>> {
+        let Some(location) = resp.headers().get(LOCATION) else {
+            return Ok(None);
+        };
+        let secret = self.secret();
+        let location = String::from_utf8_lossy(location.as_bytes()).into_owned();
+        let transport = |message: String| Error::Transport {
+            method: req.method.to_string(),
+            path: req.path.clone(),
+            message,
+        };
+        let next = from.join(&location).map_err(|e| {
+            transport(format!(
+                "the server redirected to `{}`, which is not a URL: {e}",
+                redact_url(&location, secret)
+            ))
+        })?;
+        if !same_origin(from, &next) {
+            return Err(transport(format!(
+                "the server answered {} with a redirect to another origin, `{}`; it was not \
+                 followed, because credentials are never sent to another origin (if that \
+                 server is the API, make it the base_url)",
+                resp.status().as_u16(),
+                redact_url(next.as_str(), secret)
+            )));
+        }
+        let keeps_method = matches!(resp.status().as_u16(), 307 | 308);
+        if req.method != Method::GET && !keeps_method {
+            return Err(transport(format!(
+                "the server answered {} with a redirect to `{}`; a {} is only re-sent to \
+                 another URL on 307 or 308",
+                resp.status().as_u16(),
+                redact_url(next.path(), secret),
+                req.method
+            )));
+        }
+        *redirects += 1;
+        if *redirects > MAX_REDIRECTS {
+            return Err(transport(format!(
+                "more than {MAX_REDIRECTS} redirects (the last to `{}`)",
+                redact_url(next.path(), secret)
+            )));
+        }
+        Ok(Some(next))
+    }
+
+    fn secret(&self) -> Option<&str> {
+        self.inner
+            .config
+            .credentials
+            .as_ref()
+            .map(Credentials::private_key)
+    }
+
+    fn log_request(
+        &self,
+        req: &Request,
+        status: StatusCode,
+        started: std::time::Instant,
+        n: usize,
+    ) {
+        tracing::debug!(
+            target: "opsapi",
+            method = %req.method,
+            path = %req.path,
+            status = status.as_u16(),
+            duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+            bytes = n,
+            "request"
+        );
+    }
+
+    fn timeout_error(&self, req: &Request) -> Error {
+        Error::Timeout {
+            method: req.method.to_string(),
+            path: req.path.clone(),
+            timeout: self.inner.config.timeout,
+        }
+    }
+
+    fn too_large(&self, req: &Request) -> Error {
+        Error::ResponseTooLarge {
+            method: req.method.to_string(),
+            path: req.path.clone(),
+            limit: self.inner.config.max_response_bytes,
+        }
+    }
+
+    fn transport_error(&self, req: &Request, e: reqwest::Error) -> Error {
+        if e.is_timeout() {
+            return self.timeout_error(req);
+        }
+        // reqwest names the URL in its messages; the path is named by this error already,
+        // and the base URL is the user's own (where a key could have been pasted).
+        let e = e.without_url();
+        let message = crate::tls::with_hint(error_chain(&e), &e);
+        Error::Transport {
+            method: req.method.to_string(),
+            path: req.path.clone(),
+            message: match maskable(self.secret()) {
+                Some(k) => message.replace(k, "***"),
+                None => message,
+            },
+        }
+    }
+
+    /// Sends a request and decodes the answer (a model or measurements).
+    pub(crate) async fn send_decoded<T: crate::models::Decode>(&self, req: Request) -> Result<T> {
+        let resp = self.execute(&req).await?;
+        T::decode_at(&req.path, &resp.body)
+    }
+}
+
+/// A short reason for a retry's log line.
+fn short_reason(err: &Error) -> String {
+    match err {
+        Error::Api(api) => api.status.to_string(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_compare_scheme_host_and_port() {
+        let u = |s: &str| Url::parse(s).unwrap();
+        assert!(same_origin(&u("https://om/a"), &u("https://om:443/b?c")));
+        assert!(!same_origin(&u("https://om/a"), &u("http://om/a")));
+        assert!(!same_origin(&u("https://om/a"), &u("https://om:8443/a")));
+        assert!(!same_origin(&u("https://om/a"), &u("https://evil/a")));
+    }
+
+    #[test]
+    fn retry_rules_by_method() {
+        for m in [Method::GET, Method::DELETE, Method::PATCH] {
+            assert!(may_retry(&m, Fault::Connect));
+            assert!(may_retry(&m, Fault::RateLimited));
+        }
+        assert!(may_retry(&Method::GET, Fault::MaybeApplied));
+        assert!(may_retry(&Method::DELETE, Fault::MaybeApplied));
+        assert!(!may_retry(&Method::PATCH, Fault::MaybeApplied));
+    }
+}

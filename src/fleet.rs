@@ -1,0 +1,346 @@
+//! Fleet pulls: the measurements of many targets over one window, fetched concurrently,
+//! decoded in tasks of their own and built into one frame (or written to Parquet) in target
+//! order, with progress and an optional keep-going mode.
+
+use std::sync::Arc;
+
+use futures_util::stream::{self, StreamExt};
+use polars::prelude::*;
+
+use crate::api::measurements::{target_request, MeasurementsQuery};
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::frame::{Cols, Shape};
+use crate::models::Measurements;
+use crate::request::Request;
+
+pub use crate::parquet::ParquetPull;
+
+/// One target of a fleet pull.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// Host measurements of `(group_id, host_id)`.
+    Host {
+        /// The project.
+        group_id: String,
+        /// The host.
+        host_id: String,
+    },
+    /// Disk-partition measurements of `(group_id, host_id, partition_name)`.
+    Disk {
+        /// The project.
+        group_id: String,
+        /// The host.
+        host_id: String,
+        /// The partition.
+        partition_name: String,
+    },
+}
+
+impl Target {
+    /// A host target.
+    pub fn host(group_id: impl Into<String>, host_id: impl Into<String>) -> Self {
+        Self::Host {
+            group_id: group_id.into(),
+            host_id: host_id.into(),
+        }
+    }
+    /// A disk-partition target.
+    pub fn disk(
+        group_id: impl Into<String>,
+        host_id: impl Into<String>,
+        partition_name: impl Into<String>,
+    ) -> Self {
+        Self::Disk {
+            group_id: group_id.into(),
+            host_id: host_id.into(),
+            partition_name: partition_name.into(),
+        }
+    }
+    /// The project.
+    pub fn group_id(&self) -> &str {
+        match self {
+            Self::Host { group_id, .. } | Self::Disk { group_id, .. } => group_id,
+        }
+    }
+    /// The host.
+    pub fn host_id(&self) -> &str {
+        match self {
+            Self::Host { host_id, .. } | Self::Disk { host_id, .. } => host_id,
+        }
+    }
+    /// The partition, for disk targets.
+    pub fn partition_name(&self) -> Option<&str> {
+        match self {
+            Self::Host { .. } => None,
+            Self::Disk { partition_name, .. } => Some(partition_name),
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Host { group_id, host_id } => write!(f, "host {host_id} of group {group_id}"),
+            Self::Disk {
+                group_id,
+                host_id,
+                partition_name,
+            } => write!(
+                f,
+                "partition {partition_name} of host {host_id} of group {group_id}"
+            ),
+        }
+    }
+}
+
+/// Progress of a fleet pull: called once per finished target.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress<'a> {
+    /// Targets finished so far (succeeded or failed).
+    pub done: usize,
+    /// All targets.
+    pub total: usize,
+    /// The target that just finished.
+    pub target: &'a Target,
+    /// Whether it succeeded.
+    pub ok: bool,
+}
+
+/// A progress callback.
+pub type ProgressFn = Arc<dyn Fn(Progress<'_>) + Send + Sync>;
+
+/// Options of a fleet pull.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct FleetOptions {
+    /// Long (default) or wide.
+    pub shape: Shape,
+    /// Keep the targets that succeeded and report the failed ones in
+    /// [`FleetResult::failures`], instead of failing the whole pull on the first error.
+    pub keep_going: bool,
+    /// Called after each target.
+    pub progress: Option<ProgressFn>,
+    /// Rows of the long frame built at once, while later targets are still fetched; each
+    /// batch is one chunk of the frame. `None`: about a million ([`DEFAULT_BATCH_ROWS`]).
+    pub batch_rows: Option<usize>,
+}
+
+impl std::fmt::Debug for FleetOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FleetOptions")
+            .field("shape", &self.shape)
+            .field("keep_going", &self.keep_going)
+            .field("progress", &self.progress.is_some())
+            .field("batch_rows", &self.batch_rows)
+            .finish()
+    }
+}
+
+impl FleetOptions {
+    /// The default options: long shape, stop at the first failure, no progress.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Sets the shape.
+    pub fn shape(mut self, shape: Shape) -> Self {
+        self.shape = shape;
+        self
+    }
+    /// Keeps going past failed targets.
+    pub fn keep_going(mut self, keep_going: bool) -> Self {
+        self.keep_going = keep_going;
+        self
+    }
+    /// Sets a progress callback.
+    pub fn progress(mut self, f: impl Fn(Progress<'_>) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(f));
+        self
+    }
+    /// Sets the rows of the long frame built at once (at least 1).
+    pub fn batch_rows(mut self, rows: usize) -> Self {
+        self.batch_rows = Some(rows.max(1));
+        self
+    }
+}
+
+/// A target that failed in a fleet pull with `keep_going`.
+#[derive(Debug)]
+pub struct TargetFailure {
+    /// The target.
+    pub target: Target,
+    /// Why it failed.
+    pub error: Error,
+}
+
+/// The result of a fleet pull.
+#[derive(Debug)]
+pub struct FleetResult {
+    /// The frame of every target that succeeded.
+    pub frame: DataFrame,
+    /// The targets that failed (only with `keep_going`; otherwise the pull fails).
+    pub failures: Vec<TargetFailure>,
+}
+
+impl FleetResult {
+    /// The failures as a table: `group_id, host_id, partition_name, status, error_code,
+    /// error` (the message).
+    pub fn failures_frame(&self) -> Result<DataFrame> {
+        let f = &self.failures;
+        let mut c = Cols::new(f.len());
+        c.str("group_id", f.iter().map(|x| Some(x.target.group_id())));
+        c.str("host_id", f.iter().map(|x| Some(x.target.host_id())));
+        c.str(
+            "partition_name",
+            f.iter().map(|x| x.target.partition_name()),
+        );
+        c.i64("status", f.iter().map(|x| x.error.status().map(i64::from)));
+        c.str("error_code", f.iter().map(|x| x.error.error_code()));
+        let messages: Vec<String> = f.iter().map(|x| x.error.to_string()).collect();
+        c.str("error", messages.iter().map(|m| Some(m.as_str())));
+        c.finish()
+    }
+}
+
+/// The fleet pull behind [`crate::api::measurements::MeasurementsApi::fleet`].
+pub(crate) async fn pull(
+    client: &Client,
+    targets: &[Target],
+    query: &MeasurementsQuery,
+    options: &FleetOptions,
+) -> Result<FleetResult> {
+    let requests = target_requests(targets, query)?;
+    let shape = options.shape;
+    // Each target is fetched, decoded and turned into frame chunks in a task of its own,
+    // so that decoding runs on every worker thread, not only on the one driving this loop.
+    // Each target is fetched and decoded in a task of its own, so that decoding runs on
+    // every worker thread, not only on the one driving this loop. The long frame is built
+    // in batches of about a million rows (`options.batch_rows`), each on a blocking thread while the next
+    // targets are still on the wire: a frame is mostly fresh memory written once, and
+    // that work overlaps the network. Batches are stacked without a copy, one chunk each.
+    let results = spawned(client, requests, |_, m: Measurements| Ok(m));
+    let mut batch: Vec<Measurements> = Vec::new();
+    let mut batch_rows = 0;
+    let batch_limit = options
+        .batch_rows
+        .unwrap_or(crate::frame::DEFAULT_BATCH_ROWS);
+    let mut built: Vec<crate::frame::FrameTask> = Vec::new();
+    let failures = drive(targets, results, options, |m| {
+        batch_rows += m.data_point_count();
+        batch.push(m);
+        if shape == Shape::Long && batch_rows >= batch_limit {
+            built.push(crate::frame::FrameTask::spawn(std::mem::take(&mut batch)));
+            batch_rows = 0;
+        }
+        Ok(())
+    })
+    .await?;
+    let frame = match shape {
+        Shape::Long => {
+            built.push(crate::frame::FrameTask::spawn(batch));
+            crate::frame::stack(built).await?
+        }
+        Shape::Wide => crate::frame::wide_fleet_frame(&batch)?,
+    };
+    Ok(FleetResult { frame, failures })
+}
+
+/// The fleet pull behind [`crate::api::measurements::MeasurementsApi::fleet_to_parquet`].
+pub(crate) async fn pull_to_parquet(
+    client: &Client,
+    targets: &[Target],
+    query: &MeasurementsQuery,
+    root: &std::path::Path,
+    options: &FleetOptions,
+) -> Result<ParquetPull> {
+    let requests = target_requests(targets, query)?;
+    let paths: Vec<std::path::PathBuf> = targets
+        .iter()
+        .map(|t| crate::parquet::parquet_path(root, t))
+        .collect();
+    // Encoding and compressing are CPU work too: done in the target's own task.
+    let results = spawned(client, requests, move |i, m: Measurements| {
+        let path = paths[i].clone();
+        crate::parquet::write_parquet_file(&path, &m).map(|rows| (path, rows))
+    });
+    let (mut files, mut rows) = (Vec::new(), 0);
+    let failures = drive(targets, results, options, |(path, n)| {
+        files.push(path);
+        rows += n;
+        Ok(())
+    })
+    .await?;
+    let out = ParquetPull {
+        files,
+        rows,
+        failures,
+    };
+    Ok(out)
+}
+
+/// The request of every target, all checked (query and identifiers) before any is sent.
+fn target_requests(targets: &[Target], query: &MeasurementsQuery) -> Result<Vec<Request>> {
+    query.validate()?;
+    targets.iter().map(|t| target_request(t, query)).collect()
+}
+
+/// Fetches every request in a task of its own (at most `max_concurrency` at once, results in
+/// request order) and applies `then(index, result)` to each decoded result inside that task.
+fn spawned<T, F>(
+    client: &Client,
+    requests: Vec<Request>,
+    then: F,
+) -> impl futures_util::Stream<Item = (usize, Result<T>)> + '_
+where
+    T: Send + 'static,
+    F: Fn(usize, Measurements) -> Result<T> + Send + Sync + 'static,
+{
+    let then = std::sync::Arc::new(then);
+    stream::iter(requests.into_iter().enumerate())
+        .map(move |(i, req)| {
+            let client = client.clone();
+            let then = then.clone();
+            async move {
+                let task = crate::paging::spawn_owned(async move {
+                    let m = client.send_decoded::<Measurements>(req).await?;
+                    then(i, m)
+                });
+                (i, task.await)
+            }
+        })
+        .buffered(client.max_concurrency())
+}
+
+/// Consumes the results of a fleet pull in target order: reports progress, hands each success
+/// to `on_ok`, and either stops at the first failure or, with `keep_going`, collects them.
+async fn drive<T>(
+    targets: &[Target],
+    results: impl futures_util::Stream<Item = (usize, Result<T>)>,
+    options: &FleetOptions,
+    mut on_ok: impl FnMut(T) -> Result<()>,
+) -> Result<Vec<TargetFailure>> {
+    let mut results = std::pin::pin!(results);
+    let mut failures = Vec::new();
+    let mut done = 0;
+    while let Some((i, result)) = results.next().await {
+        done += 1;
+        let target = &targets[i];
+        if let Some(progress) = &options.progress {
+            progress(Progress {
+                done,
+                total: targets.len(),
+                target,
+                ok: result.is_ok(),
+            });
+        }
+        match result {
+            Ok(value) => on_ok(value)?,
+            Err(error) if options.keep_going => failures.push(TargetFailure {
+                target: target.clone(),
+                error,
+            }),
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(failures)
+}

@@ -1,0 +1,61 @@
+//! Hive-partitioned Parquet output of fleet pulls: `group_id=G/host_id=H/host.parquet`.
+
+use polars::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::fleet::{Target, TargetFailure};
+use crate::frame::{long_frame, polars_err};
+use crate::models::Measurements;
+
+/// Characters kept as they are in a hive partition value; everything else is
+/// percent-encoded, as Spark and polars expect.
+const HIVE_VALUE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+fn hive_value(v: &str) -> String {
+    percent_encoding::utf8_percent_encode(v, HIVE_VALUE).to_string()
+}
+
+/// Where the Parquet file of one target goes under `root`:
+/// `group_id=G/host_id=H/host.parquet` or `group_id=G/host_id=H/disk-<partition>.parquet`.
+pub fn parquet_path(root: &std::path::Path, target: &Target) -> std::path::PathBuf {
+    let dir = root
+        .join(format!("group_id={}", hive_value(target.group_id())))
+        .join(format!("host_id={}", hive_value(target.host_id())));
+    match target.partition_name() {
+        None => dir.join("host.parquet"),
+        Some(p) => dir.join(format!("disk-{}.parquet", hive_value(p))),
+    }
+}
+
+/// Writes the long frame of one result as a Parquet file (zstd), leaving out the hive
+/// partition columns `group_id` and `host_id`, which the path carries.
+pub(crate) fn write_parquet_file(path: &std::path::Path, m: &Measurements) -> Result<u64> {
+    let mut df = long_frame([m])?.drop_many(["group_id", "host_id"]);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    // Written next to its final name and renamed, so a reader never sees half a file.
+    let tmp = path.with_extension("parquet.partial");
+    let file = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+    ParquetWriter::new(file)
+        .with_compression(ParquetCompression::Zstd(None))
+        .finish(&mut df)
+        .map_err(polars_err)?;
+    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
+    Ok(df.height() as u64)
+}
+
+/// What a Parquet fleet pull wrote.
+#[derive(Debug)]
+pub struct ParquetPull {
+    /// One file per target that succeeded, in target order.
+    pub files: Vec<std::path::PathBuf>,
+    /// Data points written.
+    pub rows: u64,
+    /// Targets that failed (with `keep_going`).
+    pub failures: Vec<TargetFailure>,
+}

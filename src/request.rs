@@ -1,0 +1,189 @@
+//! Requests before they are sent: the path of an operation with its identifiers as single
+//! percent-encoded segments, its query and body. Pure: nothing here does I/O.
+
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+pub use reqwest::Method;
+use url::Url;
+
+use crate::error::{Error, Result};
+
+/// The path of the API under the server's address.
+pub const API_PATH: &str = "/api/public/v1.0";
+
+/// A request before it is sent: everything that makes it, and nothing that sends it.
+///
+/// Every operation has a pure function that builds its request (`opsapi::api::hosts::get_request`,
+/// ...), so that what goes on the wire can be checked without a server:
+///
+/// ```
+/// use opsapi::{api::global_alerts, Method};
+/// let req = global_alerts::get_request("5a0a/1").unwrap();
+/// assert_eq!((req.method, req.path.as_str()), (Method::GET, "/globalAlerts/5a0a%2F1"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Request {
+    /// The HTTP method.
+    pub method: Method,
+    /// The path under the API base, already percent-encoded (see [`PathBuilder`]).
+    pub path: String,
+    /// Query parameters in order, not yet encoded; a name may repeat (`m`).
+    pub query: Vec<(&'static str, String)>,
+    /// A JSON body.
+    pub body: Option<Vec<u8>>,
+}
+
+impl Request {
+    /// A GET of `path`.
+    pub fn get(path: String) -> Self {
+        Self {
+            method: Method::GET,
+            path,
+            query: Vec::new(),
+            body: None,
+        }
+    }
+
+    /// A DELETE of `path`.
+    pub fn delete(path: String) -> Self {
+        Self {
+            method: Method::DELETE,
+            ..Self::get(path)
+        }
+    }
+
+    /// A PATCH of `path` with a JSON body.
+    pub fn patch_json(path: String, body: &serde_json::Value) -> Self {
+        Self {
+            method: Method::PATCH,
+            body: Some(body.to_string().into_bytes()),
+            ..Self::get(path)
+        }
+    }
+
+    /// Adds query parameters.
+    pub fn query(mut self, pairs: impl IntoIterator<Item = (&'static str, String)>) -> Self {
+        self.query.extend(pairs);
+        self
+    }
+
+    /// The full URL under `base_url` (a client's [`crate::Client::base_url`]), with the query
+    /// percent-encoded.
+    pub fn url(&self, base_url: &str) -> Result<Url> {
+        build_url(base_url, &self.path, &self.query)
+    }
+}
+
+/// Characters kept as they are in a path segment: RFC 3986 unreserved. Everything else,
+/// `/ ? # %` included, is percent-encoded, so an identifier stays one segment.
+pub(crate) const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// Builds a request path from literal segments and caller-supplied identifiers.
+///
+/// ```
+/// use opsapi::PathBuilder;
+/// let p = PathBuilder::new().lit("groups").id("group_id", "a/b?c#d%").unwrap().finish();
+/// assert_eq!(p, "/groups/a%2Fb%3Fc%23d%25");
+/// assert!(PathBuilder::new().id("host_id", "..").is_err());
+/// assert!(PathBuilder::new().id("host_id", "").is_err());
+/// ```
+#[derive(Debug, Default)]
+pub struct PathBuilder(String);
+
+impl PathBuilder {
+    /// An empty path.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends a literal segment (no encoding).
+    pub fn lit(mut self, segment: &str) -> Self {
+        self.0.push('/');
+        self.0.push_str(segment);
+        self
+    }
+
+    /// Appends an identifier as one percent-encoded segment, rejecting what cannot be one:
+    /// the empty string, `.` and `..` (which URL parsers resolve away even when encoded).
+    pub fn id(mut self, argument: &str, value: &str) -> Result<Self> {
+        if value.is_empty() {
+            return Err(Error::invalid_argument(argument, "must not be empty"));
+        }
+        if value.trim().is_empty() {
+            return Err(Error::invalid_argument(argument, "must not be blank"));
+        }
+        if value == "." || value == ".." {
+            return Err(Error::invalid_argument(
+                argument,
+                format!("`{value}` cannot be sent as a path segment"),
+            ));
+        }
+        self.0.push('/');
+        self.0.extend(utf8_percent_encode(value, SEGMENT));
+        Ok(self)
+    }
+
+    /// The path.
+    pub fn finish(self) -> String {
+        self.0
+    }
+}
+
+/// The full URL of a request: base, path and query, with the query percent-encoded.
+pub(crate) fn build_url(base: &str, path: &str, query: &[(&'static str, String)]) -> Result<Url> {
+    let mut s = String::with_capacity(base.len() + path.len() + 64);
+    s.push_str(base);
+    s.push_str(path);
+    if !query.is_empty() {
+        s.push('?');
+        let mut ser = url::form_urlencoded::Serializer::new(String::new());
+        for (k, v) in query {
+            ser.append_pair(k, v);
+        }
+        s.push_str(&ser.finish());
+    }
+    Url::parse(&s).map_err(|e| Error::Internal(format!("cannot build a URL for {path}: {e}")))
+}
+
+/// The request target as it goes on the wire, which Digest signs.
+pub(crate) fn request_target(url: &Url) -> String {
+    match url.query() {
+        Some(q) => format!("{}?{}", url.path(), q),
+        None => url.path().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_keep_encoded_segments_and_repeat_m() {
+        let path = PathBuilder::new()
+            .lit("groups")
+            .id("group_id", "g/1")
+            .unwrap()
+            .lit("hosts")
+            .id("host_id", "h?#")
+            .unwrap()
+            .finish();
+        let url = build_url(
+            "http://127.0.0.1:1/api/public/v1.0",
+            &path,
+            &[
+                ("m", "A".into()),
+                ("m", "B".into()),
+                ("start", "2024-01-01T00:00:00Z".into()),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            request_target(&url),
+            "/api/public/v1.0/groups/g%2F1/hosts/h%3F%23?m=A&m=B&start=2024-01-01T00%3A00%3A00Z"
+        );
+    }
+}

@@ -26,6 +26,8 @@ mod client;
 mod decode;
 mod error;
 pub mod frame;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod models;
 mod paging;
 pub mod query;

@@ -482,7 +482,7 @@ impl DayCache {
                         (a < 10 && b < 10).then(|| i64::from(a) * 10 + i64::from(b))
                     };
                     // Anything else (a leap second `23:59:60`, which chrono reads) takes
-                    // the full parser below.
+                    // the full parser.
                     if let (Some(h @ 0..=23), Some(m @ 0..=59), Some(sec @ 0..=59)) =
                         (two(11), two(14), two(17))
                     {
@@ -490,15 +490,28 @@ impl DayCache {
                     }
                 }
             }
-            let ms = parse_millis(std::str::from_utf8(s).ok()?).ok()?;
-            // A leap second counts into the next day: its date's midnight is not ms's.
-            if s[17..19] != *b"60" {
-                self.date.copy_from_slice(&s[..10]);
-                self.midnight_ms = Some(ms - ms.rem_euclid(86_400_000));
-            }
-            return Some(ms);
         }
-        parse_millis(std::str::from_utf8(s).ok()?).ok()
+        self.parse(s)
+    }
+
+    /// The full parser, out of the loop's way: once per day of a series.
+    #[cold]
+    #[inline(never)]
+    fn parse(&mut self, s: &[u8]) -> Option<i64> {
+        let ms = parse_millis(std::str::from_utf8(s).ok()?).ok()?;
+        // The service's form sets the cache; a leap second counts into the next day, so its
+        // date's midnight is not ms's.
+        if s.len() == 20
+            && s[10] == b'T'
+            && s[13] == b':'
+            && s[16] == b':'
+            && s[19] == b'Z'
+            && s[17..19] != *b"60"
+        {
+            self.date.copy_from_slice(&s[..10]);
+            self.midnight_ms = Some(ms - ms.rem_euclid(86_400_000));
+        }
+        Some(ms)
     }
 }
 

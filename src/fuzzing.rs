@@ -81,7 +81,7 @@ fn assert_same(a: &Measurements, b: &Measurements, what: &str) {
     assert_eq!(format!("{a:?}"), format!("{b:?}"), "{what}");
 }
 
-/// The byte scanner alone: no panic, and whatever it accepts holds [`check_measurements`].
+/// The byte scanner alone: no panic, and whatever it accepts holds `check_measurements`.
 pub fn measurements_scanner(data: &[u8]) {
     if let Some(m) = scan::measurements(data) {
         check_measurements(&m);
@@ -89,7 +89,7 @@ pub fn measurements_scanner(data: &[u8]) {
 }
 
 /// The serde path alone (what decodes a body the scanner gives up on): no panic; what it
-/// accepts holds [`check_measurements`]; an error is a decode error.
+/// accepts holds `check_measurements`; an error is a decode error.
 pub fn measurements_serde(data: &[u8]) {
     match decode_measurements_serde("/m", data) {
         Ok(m) => check_measurements(&m),
@@ -100,7 +100,7 @@ pub fn measurements_serde(data: &[u8]) {
 
 /// Both measurement paths on the same bytes: what the scanner accepts, serde accepts as the
 /// same value, and the public decoder returns it; otherwise the public decoder answers (`Ok`
-/// holding [`check_measurements`], or a decode error) without panicking.
+/// holding `check_measurements`, or a decode error) without panicking.
 pub fn measurements_differential(data: &[u8]) {
     let fast = scan::measurements(data);
     let public = crate::decode_model::<Measurements>(data);
@@ -187,13 +187,13 @@ macro_rules! every_model {
     }};
 }
 
-/// The same bytes as a page of every model: no panic; every item holds [`check_model`].
+/// The same bytes as a page of every model: no panic; every item holds `check_model`.
 pub fn model_pages(data: &[u8]) {
     every_model!(page_of, data);
 }
 
 /// The same bytes as a single object of every model, plain and inside the `envelope=true`
-/// wrapper: no panic; what decodes holds [`check_model`].
+/// wrapper: no panic; what decodes holds `check_model`.
 pub fn model_objects(data: &[u8]) {
     every_model!(object_of, data);
     let mut wrapped = b"{\"status\":200,\"content\":".to_vec();

@@ -23,7 +23,8 @@
 //!   never infinity; a number too small for f64 (`1e-400`) is zero, as in every JSON parser.
 //!   Fields the library does not type are kept as sent: `to_dict()` gives what Python's
 //!   `json.loads` makes of them (`1e309` becomes `inf` there), and [`Model::raw_json`] their
-//!   text.
+//!   text. ([`Model::raw`] cannot hold such a number: serde_json's `Value` has no infinity,
+//!   and today it gives an empty map for that object.)
 //! - **Nesting**: at most 127 arrays and objects inside one another, counted from the top of
 //!   a model's own object (for measurements, of the body); the 128th, wherever it is, even in
 //!   a field the library does not read, is an error naming where. This is serde_json's own

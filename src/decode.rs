@@ -40,7 +40,8 @@ fn too_deep_at(text: &[u8]) -> Option<usize> {
                 // To the closing quote: past every `\x` pair.
                 i += 1;
                 loop {
-                    let k = memchr::memchr2(b'"', b'\\', &text[i..])?;
+                    // A text that ends inside a string (`"\` last) ends the walk.
+                    let k = memchr::memchr2(b'"', b'\\', text.get(i..)?)?;
                     if text[i + k] == b'"' {
                         i += k;
                         break;
@@ -417,6 +418,17 @@ mod tests {
         match e {
             Error::Decode { field, message, .. } => (field, message),
             other => panic!("expected a decode error, got {other}"),
+        }
+    }
+
+    #[test]
+    fn the_nesting_walk_stops_at_a_text_cut_inside_an_escape() {
+        // Found by fuzzing: 128 brackets, then a string that ends in a backslash.
+        for tail in ["\"\\", "\"a\\", "\"\\\"\\"] {
+            let text = format!("{}{tail}", "[".repeat(NESTING_LIMIT));
+            assert!(check_nesting(text.as_bytes()).is_err(), "{text}");
+            let text = format!("{}{tail}", "[{".repeat(NESTING_LIMIT / 2 - 1));
+            assert_eq!(check_nesting(text.as_bytes()), Ok(()), "{text}");
         }
     }
 

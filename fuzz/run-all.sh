@@ -8,6 +8,9 @@
 #   TARGETS="timestamps iso_duration" RUNS=100000 fuzz/run-all.sh
 set -uo pipefail
 cd "$(dirname "$0")"
+# fuzz/target only: these builds have their own flags, and in a shared target dir they would
+# rebuild every dependency.
+unset CARGO_TARGET_DIR
 RUNS=${RUNS:-10000000}
 MAX_TIME=${MAX_TIME:-3600}
 TARGETS=${TARGETS:-"timestamps iso_duration digest_challenge api_error model_objects model_pages measurements_scanner measurements_serde measurements_differential"}

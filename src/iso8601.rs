@@ -269,7 +269,9 @@ impl FromStr for IsoDuration {
                         _ => {
                             d.seconds = number
                                 .parse::<f64>()
-                                .map_err(|_| "bad seconds".to_string())?
+                                .ok()
+                                .filter(|s| s.is_finite())
+                                .ok_or_else(|| "the number is too large".to_string())?
                         }
                     }
                     number.clear();
@@ -338,8 +340,20 @@ mod tests {
         ] {
             assert_eq!(s.parse::<IsoDuration>().unwrap().to_string(), out, "{s}");
         }
+        let endless_seconds = format!("PT{}S", "9".repeat(309));
         for bad in [
-            "", "P", "PT", "1D", "P1H", "PT1D", "P1.5D", "P1DT", "PT1M1H", "P-1D", "P1X",
+            "",
+            "P",
+            "PT",
+            "1D",
+            "P1H",
+            "PT1D",
+            "P1.5D",
+            "P1DT",
+            "PT1M1H",
+            "P-1D",
+            "P1X",
+            &endless_seconds,
         ] {
             assert!(bad.parse::<IsoDuration>().is_err(), "{bad}");
         }

@@ -27,6 +27,8 @@ mod decode;
 mod error;
 pub mod fleet;
 pub mod frame;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod iso8601;
 pub mod models;
 mod paging;

@@ -8,7 +8,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::time::{format_millis, parse_millis};
+use super::time::{format_millis, parse_millis, TimeError};
 use super::Link;
 
 /// One measurement series (`measurements[]`), stored as columns.
@@ -240,9 +240,14 @@ impl<'de> Deserialize<'de> for Timestamp {
                 f.write_str("an ISO 8601 timestamp with a time zone")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Timestamp, E> {
-                parse_millis(v).map(Timestamp).ok_or_else(|| {
-                    E::invalid_value(de::Unexpected::Str(v), &"an ISO 8601 timestamp")
-                })
+                match parse_millis(v) {
+                    Ok(ms) => Ok(Timestamp(ms)),
+                    Err(TimeError::OutOfRange) => Err(E::custom(TimeError::OutOfRange)),
+                    Err(TimeError::Invalid(_)) => Err(E::invalid_value(
+                        de::Unexpected::Str(v),
+                        &"an ISO 8601 timestamp",
+                    )),
+                }
             }
         }
         d.deserialize_str(V)

@@ -5,6 +5,30 @@
 //! are never lost and serializing a model gives back exactly what the server sent. The typed
 //! fields are read from that text; an absent or `null` field is `None`. Enums keep values they
 //! do not know in an `Other(String)` variant.
+//!
+//! # What decodes, on every path
+//!
+//! A decoded value never fails later (in a Python attribute or `to_dict()`): whatever could
+//! not become a value is an [`Error::Decode`](crate::Error::Decode) naming the field when the
+//! response is read. The rules are the same for every model and for [`Measurements`], whether
+//! a body goes through the byte scanner or through serde:
+//!
+//! - **Timestamps** are RFC 3339 with an offset, and the UTC instant must lie in years 1 to
+//!   9999 (0001-01-01T00:00:00Z ..= 9999-12-31T23:59:59.999999Z, what Python's `datetime`
+//!   holds); `9999-12-31T23:59:59-01:00` or `0000-01-01T00:00:00Z` is an error naming the
+//!   field (`results[2].created`, `measurements[0].dataPoints[5].timestamp`).
+//! - **Numbers** in typed fields (data point values, `currentValue.number`, integers such as
+//!   `port`, and fields kept as any JSON value such as `Event::raw`) must fit their type: a
+//!   number beyond f64's range (`1e309`, a 400-digit integer) is an error naming the field,
+//!   never infinity; a number too small for f64 (`1e-400`) is zero, as in every JSON parser.
+//!   Fields the library does not type are kept as sent: `to_dict()` gives what Python's
+//!   `json.loads` makes of them (`1e309` becomes `inf` there), and [`Model::raw_json`] their
+//!   text. ([`Model::raw`] cannot hold such a number: serde_json's `Value` has no infinity,
+//!   and today it gives an empty map for that object.)
+//! - **Nesting**: at most 127 arrays and objects inside one another, counted from the top of
+//!   a model's own object (for measurements, of the body); the 128th, wherever it is, even in
+//!   a field the library does not read, is an error naming where. This is serde_json's own
+//!   limit, so everything kept can be parsed again ([`Model::raw`], `to_dict()`).
 
 mod alert;
 mod event;

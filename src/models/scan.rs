@@ -21,6 +21,7 @@ use super::measurements::{
 };
 use super::time::parse_millis;
 use super::Link;
+use crate::decode::NESTING_LIMIT;
 use chrono::DateTime;
 
 /// Scans a measurements body (plain or in a `{"status", "content"}` envelope).
@@ -106,8 +107,9 @@ impl<'a> Scan<'a> {
     }
 
     /// The extent of the value at the cursor, without checking it (the caller parses it with
-    /// serde_json, which does).
-    fn value_slice(&mut self) -> Option<&'a [u8]> {
+    /// serde_json, which does). `level` is the number of arrays and objects around the value:
+    /// a value that would take the body to the nesting limit is left to serde, which names it.
+    fn value_slice(&mut self, level: usize) -> Option<&'a [u8]> {
         self.ws();
         let start = self.i;
         let mut depth = 0usize;
@@ -129,6 +131,9 @@ impl<'a> Scan<'a> {
                 }
                 b'{' | b'[' => {
                     depth += 1;
+                    if level + depth >= NESTING_LIMIT {
+                        return None;
+                    }
                     self.i += 1;
                 }
                 b'}' | b']' => {
@@ -148,9 +153,9 @@ impl<'a> Scan<'a> {
         (self.i > start).then(|| &self.b[start..self.i])
     }
 
-    /// Any JSON value, parsed by serde_json.
-    fn value(&mut self) -> Option<Value> {
-        serde_json::from_slice(self.value_slice()?).ok()
+    /// Any JSON value inside `level` arrays and objects, parsed by serde_json.
+    fn value(&mut self, level: usize) -> Option<Value> {
+        serde_json::from_slice(self.value_slice(level)?).ok()
     }
 
     /// Walks an object: `f` is called with each key, the cursor on its value.
@@ -229,7 +234,7 @@ impl<'a> Scan<'a> {
                     if m.extra.contains_key(key) || key == "content" {
                         return None;
                     }
-                    let v = s.value()?;
+                    let v = s.value(usize::from(depth) + 1)?;
                     m.extra.insert(key.to_string(), v);
                     return Some(());
                 }
@@ -242,7 +247,7 @@ impl<'a> Scan<'a> {
             let time = |s: &mut Self| -> Option<_> {
                 match s.opt_string()? {
                     None => Some(None),
-                    Some(t) => Some(DateTime::from_timestamp_millis(parse_millis(t)?)),
+                    Some(t) => Some(DateTime::from_timestamp_millis(parse_millis(t).ok()?)),
                 }
             };
             match bit {
@@ -255,11 +260,12 @@ impl<'a> Scan<'a> {
                 K_START => m.start = time(s)?,
                 K_END => m.end = time(s)?,
                 K_LINKS => {
-                    let links: Option<Vec<Link>> = serde_json::from_slice(s.value_slice()?).ok()?;
+                    let links: Option<Vec<Link>> =
+                        serde_json::from_slice(s.value_slice(usize::from(depth) + 1)?).ok()?;
                     m.links = links.unwrap_or_default();
                 }
                 _ => s.array(|s| {
-                    let series = s.series(hint)?;
+                    let series = s.series(usize::from(depth) + 3, hint)?;
                     hint = series.len();
                     m.series.push(series);
                     Some(())
@@ -275,9 +281,9 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// One series; `hint` is the length of the one before (series of a response share their
+    /// One series, the `level`-th array or object of the body; `hint` is the length of the one before (series of a response share their
     /// timestamps, so their columns are allocated once at the right size).
-    fn series(&mut self, hint: usize) -> Option<Series> {
+    fn series(&mut self, level: usize, hint: usize) -> Option<Series> {
         let mut s = Series::default();
         let (mut name, mut units, mut points) = (None, false, false);
         self.object(|sc, key| {
@@ -296,7 +302,7 @@ impl<'a> Scan<'a> {
                     if s.extra.contains_key(other) {
                         return None;
                     }
-                    let v = sc.value()?;
+                    let v = sc.value(level)?;
                     s.extra.insert(other.to_string(), v);
                 }
             }
@@ -446,8 +452,11 @@ impl<'a> Scan<'a> {
             }
         }
         // Long mantissas and exponents: the standard library's correctly rounded parser.
-        // The token is ASCII: digits, sign, point and exponent only.
-        std::str::from_utf8(&b[start..i]).ok()?.parse().ok()
+        // The token is ASCII: digits, sign, point and exponent only. It reads `1e309` as
+        // infinity where serde_json refuses it: a number beyond f64 is left to serde, which
+        // names the field (the rule in `models`' doc).
+        let v: f64 = std::str::from_utf8(&b[start..i]).ok()?.parse().ok()?;
+        v.is_finite().then_some(v)
     }
 }
 
@@ -465,24 +474,44 @@ impl DayCache {
     pub(crate) fn millis(&mut self, s: &[u8]) -> Option<i64> {
         if s.len() == 20 && s[10] == b'T' && s[13] == b':' && s[16] == b':' && s[19] == b'Z' {
             if let Some(midnight) = self.midnight_ms {
+                // A date cached from a `Z` timestamp passed the range check, and the range
+                // starts and ends at UTC midnight: every time of that day is in range.
                 if s[..10] == self.date {
                     let two = |k: usize| {
                         let (a, b) = (s[k].wrapping_sub(b'0'), s[k + 1].wrapping_sub(b'0'));
                         (a < 10 && b < 10).then(|| i64::from(a) * 10 + i64::from(b))
                     };
-                    let (h, m, sec) = (two(11)?, two(14)?, two(17)?);
-                    if h > 23 || m > 59 || sec > 59 {
-                        return None;
+                    // Anything else (a leap second `23:59:60`, which chrono reads) takes
+                    // the full parser.
+                    if let (Some(h @ 0..=23), Some(m @ 0..=59), Some(sec @ 0..=59)) =
+                        (two(11), two(14), two(17))
+                    {
+                        return Some(midnight + (h * 3600 + m * 60 + sec) * 1000);
                     }
-                    return Some(midnight + (h * 3600 + m * 60 + sec) * 1000);
                 }
             }
-            let ms = parse_millis(std::str::from_utf8(s).ok()?)?;
+        }
+        self.parse(s)
+    }
+
+    /// The full parser, out of the loop's way: once per day of a series.
+    #[cold]
+    #[inline(never)]
+    fn parse(&mut self, s: &[u8]) -> Option<i64> {
+        let ms = parse_millis(std::str::from_utf8(s).ok()?).ok()?;
+        // The service's form sets the cache; a leap second counts into the next day, so its
+        // date's midnight is not ms's.
+        if s.len() == 20
+            && s[10] == b'T'
+            && s[13] == b':'
+            && s[16] == b':'
+            && s[19] == b'Z'
+            && s[17..19] != *b"60"
+        {
             self.date.copy_from_slice(&s[..10]);
             self.midnight_ms = Some(ms - ms.rem_euclid(86_400_000));
-            return Some(ms);
         }
-        parse_millis(std::str::from_utf8(s).ok()?)
+        Some(ms)
     }
 }
 
@@ -624,9 +653,20 @@ mod tests {
             "1969-12-31T00:00:01Z",
             "2024-01-02T12:34:56.5Z",
         ] {
-            assert_eq!(days.millis(s.as_bytes()), parse_millis(s), "{s}");
+            assert_eq!(days.millis(s.as_bytes()), parse_millis(s).ok(), "{s}");
         }
         assert_eq!(days.millis(b"2024-01-02T24:00:00Z"), None);
         assert_eq!(days.millis(b"2024-01-02T12:3a:00Z"), None);
+        // A leap second on a day already seen reads as chrono reads it (found by fuzzing).
+        assert_eq!(
+            days.millis(b"2024-01-02T23:59:60Z"),
+            parse_millis("2024-01-02T23:59:60Z").ok()
+        );
+        assert!(days.millis(b"2024-01-02T23:59:60Z").is_some());
+        // ...and seen first, it does not set the cache to the next day's midnight.
+        let mut days = DayCache::default();
+        for s in ["2024-01-02T23:59:60Z", "2024-01-02T10:00:00Z"] {
+            assert_eq!(days.millis(s.as_bytes()), parse_millis(s).ok(), "{s}");
+        }
     }
 }

@@ -1,6 +1,61 @@
-//! Timestamps: a fast parser for the API's ISO 8601 form, and the formatting it uses.
+//! Timestamps: a fast parser for the API's ISO 8601 form, the range every decoded timestamp
+//! must fall in, and the formatting the API uses.
+
+use std::fmt;
 
 use chrono::{DateTime, SecondsFormat, Utc};
+
+/// 0001-01-01T00:00:00Z, the earliest instant a decoded timestamp may be, in milliseconds.
+pub(crate) const MIN_MILLIS: i64 = -62_135_596_800_000;
+/// 10000-01-01T00:00:00Z, the first instant past the range, in milliseconds.
+pub(crate) const END_MILLIS: i64 = 253_402_300_800_000;
+
+/// Why a timestamp was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TimeError {
+    /// Not an RFC 3339 timestamp with an offset (chrono's reason, when chrono gave one).
+    Invalid(Option<chrono::ParseError>),
+    /// A valid instant outside 0001-01-01T00:00:00Z ..= 9999-12-31T23:59:59.999999Z (UTC).
+    OutOfRange,
+}
+
+/// The message of [`TimeError::OutOfRange`].
+pub(crate) const OUT_OF_RANGE: &str = "the instant is outside 0001-01-01T00:00:00Z ..= \
+     9999-12-31T23:59:59.999999Z, the range of Python's datetime";
+
+impl fmt::Display for TimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Invalid(Some(e)) => e.fmt(f),
+            Self::Invalid(None) => f.write_str("not an RFC 3339 timestamp with a time zone"),
+            Self::OutOfRange => f.write_str(OUT_OF_RANGE),
+        }
+    }
+}
+
+/// The one range rule of every decoded timestamp, models and measurements alike: the UTC
+/// instant must lie in years 1 to 9999, so that the Python layer can always make a
+/// `datetime` of it (an attribute that raised after the response was read would be a late
+/// error the caller cannot handle where it reads the response).
+#[inline]
+pub(crate) fn check_millis(ms: i64) -> Result<i64, TimeError> {
+    if (MIN_MILLIS..END_MILLIS).contains(&ms) {
+        Ok(ms)
+    } else {
+        Err(TimeError::OutOfRange)
+    }
+}
+
+/// [`check_millis`] for an instant with sub-millisecond digits (and leap seconds, which chrono
+/// keeps in the nanoseconds of the second before).
+fn check_datetime(t: DateTime<Utc>) -> Result<DateTime<Utc>, TimeError> {
+    let secs = t.timestamp();
+    if (MIN_MILLIS / 1000..END_MILLIS / 1000).contains(&secs) {
+        Ok(t)
+    } else {
+        Err(TimeError::OutOfRange)
+    }
+}
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
@@ -69,26 +124,30 @@ fn parse_fast(b: &[u8]) -> Option<i64> {
 /// Parses `YYYY-MM-DDTHH:MM:SS[.fff...](Z|+hh:mm|-hh:mm)` into milliseconds since the epoch.
 ///
 /// The fast path covers what the service sends; anything else goes through chrono's RFC 3339
-/// parser. A time without an offset is rejected: its zone would be a guess.
-pub(crate) fn parse_millis(s: &str) -> Option<i64> {
-    parse_fast(s.as_bytes()).or_else(|| {
-        DateTime::parse_from_rfc3339(s)
-            .ok()
-            .map(|t| t.with_timezone(&Utc).timestamp_millis())
-    })
+/// parser. A time without an offset is rejected: its zone would be a guess. The instant must
+/// be in range ([`check_millis`]).
+pub(crate) fn parse_millis(s: &str) -> Result<i64, TimeError> {
+    let ms = match parse_fast(s.as_bytes()) {
+        Some(ms) => ms,
+        None => DateTime::parse_from_rfc3339(s)
+            .map_err(|e| TimeError::Invalid(Some(e)))?
+            .with_timezone(&Utc)
+            .timestamp_millis(),
+    };
+    check_millis(ms)
 }
 
 /// A model's timestamp: exactly what chrono's `Deserialize` gives (nanoseconds kept, the
-/// same relaxed RFC 3339, the same errors), with the service's millisecond form read by the
-/// fast path.
-pub(crate) fn parse_datetime(s: &str) -> Result<DateTime<Utc>, chrono::ParseError> {
+/// same relaxed RFC 3339, the same errors) for instants in range ([`check_millis`]), with the
+/// service's millisecond form read by the fast path.
+pub(crate) fn parse_datetime(s: &str) -> Result<DateTime<Utc>, TimeError> {
     // At most three fractional digits: milliseconds hold them exactly.
     if s.len() <= 24 {
         if let Some(t) = parse_fast(s.as_bytes()).and_then(DateTime::from_timestamp_millis) {
-            return Ok(t);
+            return check_datetime(t);
         }
     }
-    s.parse()
+    check_datetime(s.parse().map_err(|e| TimeError::Invalid(Some(e)))?)
 }
 
 /// `#[serde(with = "opt_datetime")]` for `Option<DateTime<Utc>>` fields: [`parse_datetime`].
@@ -174,16 +233,20 @@ mod tests {
             "1969-12-31T23:59:59Z",
             "2024-02-29T10:00:00+02:00",
         ] {
-            assert_eq!(parse_millis(s), Some(chrono_ms(s)), "{s}");
+            assert_eq!(parse_millis(s), Ok(chrono_ms(s)), "{s}");
         }
     }
 
     #[test]
     fn rejects_naive_and_garbage() {
-        assert_eq!(parse_millis("2024-01-01T00:00:00"), None);
-        assert_eq!(parse_millis("2024-13-01T00:00:00Z"), None);
-        assert_eq!(parse_millis("2023-02-30T00:00:00Z"), None);
-        assert_eq!(parse_millis("yesterday"), None);
+        for s in [
+            "2024-01-01T00:00:00",
+            "2024-13-01T00:00:00Z",
+            "2023-02-30T00:00:00Z",
+            "yesterday",
+        ] {
+            assert!(matches!(parse_millis(s), Err(TimeError::Invalid(_))), "{s}");
+        }
     }
 
     #[test]
@@ -209,7 +272,6 @@ mod tests {
             "\"2014-04-22T15:57:13+02:00\"",
             "\"2014-04-22 15:57:13Z\"",
             "\"2016-12-31T23:59:60Z\"",
-            "\"0000-01-01T00:00:00Z\"",
             "\"2014-04-22T15:57:13\"",
             "\"2014-04-22T15:57:13.Z\"",
             "\"2014-04-22T15:57:13.56xZ\"",
@@ -229,6 +291,49 @@ mod tests {
             }
         }
         assert!(serde_json::from_str::<T>("{}").unwrap().t.is_none());
+    }
+
+    #[test]
+    fn instants_outside_pythons_datetime_are_refused_on_both_parsers() {
+        for s in [
+            "9999-12-31T23:59:59-01:00",
+            "0000-01-01T00:00:00Z",
+            "0000-12-31T23:59:59.999Z",
+            "0001-01-01T00:00:00+01:00",
+            "0001-01-01T00:59:59.999999999+01:00",
+            "9999-12-31T23:00:00-01:00",
+        ] {
+            assert_eq!(parse_millis(s), Err(TimeError::OutOfRange), "{s}");
+            assert_eq!(parse_datetime(s), Err(TimeError::OutOfRange), "{s}");
+        }
+        for (s, ms) in [
+            ("0001-01-01T00:00:00Z", MIN_MILLIS),
+            ("0000-12-31T23:00:00-01:00", MIN_MILLIS),
+            ("0001-01-01T01:00:00+01:00", MIN_MILLIS),
+            ("9999-12-31T23:59:59.999Z", END_MILLIS - 1),
+            ("9999-12-31T23:59:59.999999Z", END_MILLIS - 1),
+            ("10000-01-01T00:59:59.999+01:00", END_MILLIS - 1),
+        ] {
+            let dt = s.parse::<DateTime<Utc>>();
+            if dt.is_err() {
+                // chrono reads no five-digit year; the rule only has to agree where it reads.
+                assert!(parse_millis(s).is_err(), "{s}");
+                continue;
+            }
+            assert_eq!(parse_millis(s), Ok(ms), "{s}");
+            assert_eq!(parse_datetime(s), Ok(dt.unwrap()), "{s}");
+        }
+        assert_eq!(
+            parse_datetime("9999-12-31T23:59:59.999999999Z")
+                .unwrap()
+                .timestamp_subsec_nanos(),
+            999_999_999
+        );
+        assert_eq!(
+            TimeError::OutOfRange.to_string(),
+            "the instant is outside 0001-01-01T00:00:00Z ..= 9999-12-31T23:59:59.999999Z, \
+             the range of Python's datetime"
+        );
     }
 
     #[test]

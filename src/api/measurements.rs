@@ -62,6 +62,22 @@ pub fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Requ
 }
 
 impl MeasurementsApi<'_> {
+    /// One target's measurements, with the body kept for [`Measurements::raw_json`].
+    async fn one(&self, req: Request) -> Result<Measurements> {
+        use crate::models::Decode;
+        let resp = self.client.execute(&req).await?;
+        let mut m = Measurements::decode_at(&req.path, &resp.body)?;
+        m.raw = Some(
+            crate::models::RawText::new(resp.body).ok_or_else(|| Error::Decode {
+                path: req.path.clone(),
+                field: ".".into(),
+                message: "the body is not UTF-8".into(),
+                body_start: String::new(),
+            })?,
+        );
+        Ok(m)
+    }
+
     /// Host measurements: `GET /groups/{group_id}/hosts/{host_id}/measurements`.
     ///
     /// ```no_run
@@ -79,8 +95,7 @@ impl MeasurementsApi<'_> {
         host_id: &str,
         query: &MeasurementsQuery,
     ) -> Result<Measurements> {
-        let req = host_request(group_id, host_id, query)?;
-        self.client.send_decoded(req).await
+        self.one(host_request(group_id, host_id, query)?).await
     }
 
     /// Disk-partition measurements:
@@ -101,8 +116,8 @@ impl MeasurementsApi<'_> {
         partition_name: &str,
         query: &MeasurementsQuery,
     ) -> Result<Measurements> {
-        let req = disk_request(group_id, host_id, partition_name, query)?;
-        self.client.send_decoded(req).await
+        self.one(disk_request(group_id, host_id, partition_name, query)?)
+            .await
     }
 
     /// Measurements of many targets over one window, fetched concurrently (up to the

@@ -116,6 +116,31 @@ pub struct Measurements {
     /// Which of the known keys were present (bit per key), so that serializing leaves out
     /// what the server left out.
     pub(super) present: u16,
+    /// The body exactly as sent, kept by the single-target operations (a fleet pull does not
+    /// keep its bodies: they would double its memory).
+    pub(crate) raw: Option<RawText>,
+}
+
+/// A response body known to be UTF-8, shared without a copy.
+#[derive(Clone, PartialEq, Default)]
+pub(crate) struct RawText(bytes::Bytes);
+
+impl std::fmt::Debug for RawText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RawText({} bytes)", self.0.len())
+    }
+}
+
+impl RawText {
+    /// The body, if it is UTF-8 (as JSON must be).
+    pub(crate) fn new(body: bytes::Bytes) -> Option<Self> {
+        std::str::from_utf8(&body).ok()?;
+        Some(Self(body))
+    }
+    fn as_str(&self) -> &str {
+        // Checked in `new`.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
 }
 
 pub(super) const K_GROUP: u16 = 1;
@@ -130,6 +155,13 @@ pub(super) const K_LINKS: u16 = 256;
 pub(super) const K_MEASUREMENTS: u16 = 512;
 
 impl Measurements {
+    /// The JSON body exactly as the server sent it (key order, number spelling and unknown
+    /// keys included), for measurements read by `host()`, `disk()` or `database()`; `None` for
+    /// the results of a fleet pull and for values built in code.
+    pub fn raw_json(&self) -> Option<&str> {
+        self.raw.as_ref().map(RawText::as_str)
+    }
+
     /// The number of data points over all series.
     pub fn data_point_count(&self) -> usize {
         self.series.iter().map(Series::len).sum()

@@ -42,6 +42,7 @@ pub use alert::{Alert, AlertConfig, AlertStatus, CurrentValue, GlobalAlert};
 pub use event::{Event, EventDiff, EventDiffParam};
 pub use group::{AccessListEntry, Group, Partition};
 pub use host::{Host, HostType, ReplicaState, SystemInfo};
+pub(crate) use measurements::RawText;
 pub use measurements::{Measurements, Series};
 
 use serde::{Deserialize, Serialize};

@@ -655,7 +655,10 @@ impl Measurements {
     }
     /// The JSON object exactly as the server sent it.
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        json_to_py(py, &self.inner)
+        match self.inner.raw_json() {
+            Some(text) => json_loads(py, text),
+            None => json_to_py(py, &self.inner),
+        }
     }
     fn __repr__(&self) -> String {
         format!(

@@ -482,3 +482,21 @@ def test_big_integers_stay_exact_in_attributes_and_to_dict(canned):
     assert e.raw == {"n": big, "nested": [big, 1.5]}
     assert e.to_dict()["raw"]["n"] == big
     assert e.diffs[0].params[0].new == big
+
+
+def test_measurements_to_dict_is_the_servers_json(canned):
+    body = (
+        '{"groupId": "g", "hostId": "h", "granularity": "PT1M", "zeta": 1.0e3,'
+        ' "links": [{"href": "https://x/self", "rel": "self", "title": "me"}],'
+        ' "measurements": [{"name": "CONNECTIONS", "units": "SCALAR", "dataPoints": ['
+        '{"timestamp": "2024-05-01T00:00:00Z", "value": 5, "flag": true},'
+        '{"timestamp": "2024-05-01T00:01:00Z", "value": null}]}]}'
+    )
+    _Canned.BODIES = {f"{API}/groups/g/hosts/h/measurements": body.encode()}
+    c = opsapi.Client(f"http://127.0.0.1:{canned.server_port}", "pub", KEY, max_retries=0)
+    m = c.measurements.host("g", "h", granularity="PT1M", period="PT2M")
+    d = m.to_dict()
+    assert d == json.loads(body)
+    assert list(d["links"][0]) == ["href", "rel", "title"]
+    assert type(d["measurements"][0]["dataPoints"][0]["value"]) is int
+    assert m.series[0].values == [5.0, None]

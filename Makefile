@@ -4,19 +4,20 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/opsapi/target
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-DEV_TOOLS := "maturin>=1.16,<2" "polars>=1.30" pytest pytest-asyncio mypy ruff tqdm opsmanager \
-	nbclient nbformat nbconvert ipykernel altair vl-convert-python
 
-.PHONY: test venv rust-lint rust-test python-build python-test stubtest python-lint demo clean-venv
+.PHONY: test venv dev rust-lint rust-test rust-features python-build python-test \
+	python-test-versions stubtest python-lint demo clean-venv
 
-test: rust-lint rust-test python-build python-test stubtest python-lint
+test: rust-lint rust-test rust-features python-build python-test stubtest python-lint \
+	python-test-versions
 	@echo "make test: all green"
 
-# Reinstalled when this Makefile (and so the tool list) changes.
-$(VENV)/.tools: Makefile
+# The dev tools are pyproject.toml's dependency group "dev" (pip >= 25.1 reads groups);
+# reinstalled when pyproject.toml or this Makefile changes.
+$(VENV)/.tools: Makefile pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q $(DEV_TOOLS)
+	$(BIN)/pip install -q --upgrade "pip>=25.1"
+	$(BIN)/pip install -q --group dev
 	touch $@
 
 venv: $(VENV)/.tools
@@ -28,6 +29,21 @@ rust-lint:
 rust-test:
 	cargo test --quiet
 
+# Each feature set a Rust user can ask for compiles, lints and passes its tests: the client
+# alone (no polars, no simulator), the simulator without frames, frames without the
+# simulator. The default set (frames + sim) and --all-features are covered above.
+rust-features:
+	cargo clippy --quiet --no-default-features --all-targets -- -D warnings
+	cargo clippy --quiet --no-default-features --features sim --all-targets -- -D warnings
+	cargo clippy --quiet --no-default-features --features frames --all-targets -- -D warnings
+	cargo test --quiet --no-default-features
+	cargo test --quiet --no-default-features --features sim
+
+# The fast loop: an editable debug build of the extension into the venv (python/ is used in
+# place), then `.venv/bin/python -m pytest tests/python -x`. `make test` builds the release wheel.
+dev: venv
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/maturin develop --quiet
+
 # Release wheel, installed into the venv (the same artifact users get).
 python-build: venv
 	$(BIN)/maturin build --release --quiet --out $(CARGO_TARGET_DIR)/wheels-opsapi
@@ -35,6 +51,12 @@ python-build: venv
 
 python-test: venv
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/python
+
+# The suite (without the notebook, browser and Dask tests) on the oldest and the newest other
+# CPython of the machine, the oldest with the oldest polars pyproject.toml allows; skipped,
+# saying so, where there is only one CPython. Venvs cached under ~/.cache/opsapi.
+python-test-versions: python-build
+	.ci/other-pythons $$(ls -t $(CARGO_TARGET_DIR)/wheels-opsapi/opsapi-*.whl | head -1) $(BIN)/python
 
 stubtest: venv
 	cd /tmp && $(CURDIR)/$(BIN)/python -m mypy.stubtest opsapi._native --allowlist $(CURDIR)/python/stubtest-allowlist.txt
@@ -53,11 +75,10 @@ clean-venv:
 
 # Benchmarks against what users would pick instead (issue 7): bench/RESULTS.md, also printed.
 # Not a test. The bench's own dependencies go into the venv here, not into the library's.
-BENCH_DEPS := opsmanager requests
 .PHONY: bench bench-deps
 
 bench-deps: venv
-	$(BIN)/pip install -q $(BENCH_DEPS)
+	$(BIN)/pip install -q --group bench
 
 bench: bench-deps python-build
 	timeout 480 $(BIN)/python bench/run.py --out bench/RESULTS.md

@@ -25,7 +25,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
-# The same 20 metrics and fixed window as benches/common/mod.rs: the simulator renders each
+# The same 20 metrics and fixed window as bench/criterion/common/mod.rs: the simulator renders each
 # body once and serves it from its cache, so the clients are what is measured.
 METRICS = [
     "CONNECTIONS",

@@ -99,6 +99,7 @@ pub enum Error {
 
 impl Error {
     /// An [`Error::Io`] for `path`.
+    #[cfg(feature = "frames")]
     pub(crate) fn io(path: &std::path::Path, e: impl std::fmt::Display) -> Self {
         Self::Io {
             path: path.to_path_buf(),

@@ -16,83 +16,7 @@ use crate::request::Request;
 
 pub use crate::parquet::ParquetPull;
 
-/// One target of a fleet pull.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Target {
-    /// Host measurements of `(group_id, host_id)`.
-    Host {
-        /// The project.
-        group_id: String,
-        /// The host.
-        host_id: String,
-    },
-    /// Disk-partition measurements of `(group_id, host_id, partition_name)`.
-    Disk {
-        /// The project.
-        group_id: String,
-        /// The host.
-        host_id: String,
-        /// The partition.
-        partition_name: String,
-    },
-}
-
-impl Target {
-    /// A host target.
-    pub fn host(group_id: impl Into<String>, host_id: impl Into<String>) -> Self {
-        Self::Host {
-            group_id: group_id.into(),
-            host_id: host_id.into(),
-        }
-    }
-    /// A disk-partition target.
-    pub fn disk(
-        group_id: impl Into<String>,
-        host_id: impl Into<String>,
-        partition_name: impl Into<String>,
-    ) -> Self {
-        Self::Disk {
-            group_id: group_id.into(),
-            host_id: host_id.into(),
-            partition_name: partition_name.into(),
-        }
-    }
-    /// The project.
-    pub fn group_id(&self) -> &str {
-        match self {
-            Self::Host { group_id, .. } | Self::Disk { group_id, .. } => group_id,
-        }
-    }
-    /// The host.
-    pub fn host_id(&self) -> &str {
-        match self {
-            Self::Host { host_id, .. } | Self::Disk { host_id, .. } => host_id,
-        }
-    }
-    /// The partition, for disk targets.
-    pub fn partition_name(&self) -> Option<&str> {
-        match self {
-            Self::Host { .. } => None,
-            Self::Disk { partition_name, .. } => Some(partition_name),
-        }
-    }
-}
-
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Host { group_id, host_id } => write!(f, "host {host_id} of group {group_id}"),
-            Self::Disk {
-                group_id,
-                host_id,
-                partition_name,
-            } => write!(
-                f,
-                "partition {partition_name} of host {host_id} of group {group_id}"
-            ),
-        }
-    }
-}
+pub use crate::api::measurements::Target;
 
 /// Progress of a fleet pull: called once per finished target.
 #[derive(Debug, Clone, Copy)]
@@ -183,8 +107,8 @@ pub struct FleetResult {
 }
 
 impl FleetResult {
-    /// The failures as a table: `group_id, host_id, partition_name, status, error_code,
-    /// error` (the message).
+    /// The failures as a table: `group_id, host_id, partition_name, database_name, status,
+    /// error_code, error` (the message).
     pub fn failures_frame(&self) -> Result<DataFrame> {
         let f = &self.failures;
         let mut c = Cols::new(f.len());
@@ -194,6 +118,7 @@ impl FleetResult {
             "partition_name",
             f.iter().map(|x| x.target.partition_name()),
         );
+        c.str("database_name", f.iter().map(|x| x.target.database_name()));
         c.i64("status", f.iter().map(|x| x.error.status().map(i64::from)));
         c.str("error_code", f.iter().map(|x| x.error.error_code()));
         let messages: Vec<String> = f.iter().map(|x| x.error.to_string()).collect();
@@ -211,8 +136,6 @@ pub(crate) async fn pull(
 ) -> Result<FleetResult> {
     let requests = target_requests(targets, query)?;
     let shape = options.shape;
-    // Each target is fetched, decoded and turned into frame chunks in a task of its own,
-    // so that decoding runs on every worker thread, not only on the one driving this loop.
     // Each target is fetched and decoded in a task of its own, so that decoding runs on
     // every worker thread, not only on the one driving this loop. The long frame is built
     // in batches of about a million rows (`options.batch_rows`), each on a blocking thread while the next

@@ -14,9 +14,9 @@
 use chrono::{DateTime, Utc};
 
 use crate::auth::{parse_auth_params, Challenge};
+use crate::decode::scan::{self, DayCache};
 use crate::decode::{check_nesting, decode_measurements_serde, from_raw_at};
 use crate::error::Error;
-use crate::models::scan::{self, DayCache};
 use crate::models::time::{self, TimeError, END_MILLIS, MIN_MILLIS};
 use crate::{
     query, AccessListEntry, Alert, AlertConfig, ApiError, Event, Group, Host, IsoDuration,

@@ -23,15 +23,18 @@
 pub mod api;
 pub mod auth;
 mod client;
-mod decode;
+pub(crate) mod decode;
 mod error;
+#[cfg(feature = "frames")]
 pub mod fleet;
+#[cfg(feature = "frames")]
 pub mod frame;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod iso8601;
 pub mod models;
 mod paging;
+#[cfg(feature = "frames")]
 pub mod parquet;
 pub mod query;
 pub mod request;
@@ -49,11 +52,11 @@ pub use client::{
     redact_url, Client, ClientBuilder, ServiceVersion, API_PATH, DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_USER_AGENT, MAX_CONCURRENCY_LIMIT, MAX_RETRIES_LIMIT, MAX_TIMEOUT,
 };
-pub use decode::decode_model;
+pub use decode::{decode_model, Decode};
 pub use error::{ApiError, Error, Result};
 pub use iso8601::IsoDuration;
 pub use models::{
-    AccessListEntry, Alert, AlertConfig, AlertStatus, CurrentValue, Decode, Event, EventDiff,
+    AccessListEntry, Alert, AlertConfig, AlertStatus, CurrentValue, Database, Event, EventDiff,
     EventDiffParam, GlobalAlert, Group, Host, HostType, Link, Measurements, Model, Partition,
     ReplicaState, Series, SystemInfo,
 };

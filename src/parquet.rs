@@ -7,27 +7,27 @@ use crate::fleet::{Target, TargetFailure};
 use crate::frame::{long_frame, polars_err};
 use crate::models::Measurements;
 
-/// Characters kept as they are in a hive partition value; everything else is
-/// percent-encoded, as Spark and polars expect.
-const HIVE_VALUE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
-
+/// A hive partition value: RFC 3986 unreserved characters as they are, everything else
+/// percent-encoded, as Spark and polars expect (the same set as a request path segment).
 fn hive_value(v: &str) -> String {
-    percent_encoding::utf8_percent_encode(v, HIVE_VALUE).to_string()
+    percent_encoding::utf8_percent_encode(v, crate::request::SEGMENT).to_string()
 }
 
 /// Where the Parquet file of one target goes under `root`:
-/// `group_id=G/host_id=H/host.parquet` or `group_id=G/host_id=H/disk-<partition>.parquet`.
+/// `group_id=G/host_id=H/host.parquet`, `group_id=G/host_id=H/disk-<partition>.parquet` or
+/// `group_id=G/host_id=H/database-<database>.parquet`.
 pub fn parquet_path(root: &std::path::Path, target: &Target) -> std::path::PathBuf {
     let dir = root
         .join(format!("group_id={}", hive_value(target.group_id())))
         .join(format!("host_id={}", hive_value(target.host_id())));
-    match target.partition_name() {
-        None => dir.join("host.parquet"),
-        Some(p) => dir.join(format!("disk-{}.parquet", hive_value(p))),
+    match target {
+        Target::Host { .. } => dir.join("host.parquet"),
+        Target::Disk { partition_name, .. } => {
+            dir.join(format!("disk-{}.parquet", hive_value(partition_name)))
+        }
+        Target::Database { database_name, .. } => {
+            dir.join(format!("database-{}.parquet", hive_value(database_name)))
+        }
     }
 }
 

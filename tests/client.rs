@@ -1,6 +1,8 @@
 //! The client against the built-in simulator: the exact requests that go out and the results
 //! that come back, for every operation; Digest request counts; retries; paging guards; errors.
 
+#![cfg(feature = "sim")] // against the simulator
+
 use std::time::Duration;
 
 use futures_util::TryStreamExt;
@@ -777,6 +779,7 @@ async fn the_read_only_key_cannot_write() {
     );
 }
 
+#[cfg(feature = "frames")]
 #[tokio::test]
 async fn a_fresh_client_pulling_concurrently_is_challenged_once() {
     let sim = sim();

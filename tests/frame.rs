@@ -1,5 +1,7 @@
 //! Measurement frames from documented payloads and from the simulator; fleet pulls.
 
+#![cfg(all(feature = "frames", feature = "sim"))] // frames from the simulator
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,11 +28,11 @@ fn assert_long_schema(df: &DataFrame) {
     assert_eq!(names, LONG_COLUMNS);
     let dtypes = df.dtypes();
     assert!(
-        dtypes[..6].iter().all(|d| *d == DataType::String),
+        dtypes[..7].iter().all(|d| *d == DataType::String),
         "{dtypes:?}"
     );
-    assert_eq!(dtypes[6], utc_ms());
-    assert_eq!(dtypes[7], DataType::Float64);
+    assert_eq!(dtypes[7], utc_ms());
+    assert_eq!(dtypes[8], DataType::Float64);
 }
 
 #[test]
@@ -225,6 +227,7 @@ async fn fleet_pull_of_hosts_and_disks() {
             "group_id",
             "host_id",
             "partition_name",
+            "database_name",
             "timestamp",
             "DISK_PARTITION_SPACE_USED"
         ]

@@ -3,6 +3,8 @@
 //! `RUST_LOG=trace` with env_logger or tracing-subscriber would print) and makes calls that
 //! succeed, are refused, retry and fail.
 
+#![cfg(feature = "sim")] // against the simulator
+
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;

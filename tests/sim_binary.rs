@@ -1,5 +1,7 @@
 //! The standalone `opsapi-sim` command starts, prints its address and keys, and answers.
 
+#![cfg(feature = "sim")] // against the simulator
+
 mod sim_common;
 
 use std::io::{BufRead, BufReader};

@@ -1,5 +1,7 @@
 //! The simulator's measurements: windows, granularities, shapes, determinism, disk truth.
 
+#![cfg(feature = "sim")] // against the simulator
+
 mod sim_common;
 
 use chrono::{DateTime, TimeZone, Utc};

@@ -1,5 +1,7 @@
 //! The simulator's protocol: Digest, paging, envelope, errors, state, roles, faults, log.
 
+#![cfg(feature = "sim")] // against the simulator
+
 mod sim_common;
 
 use std::time::Duration;

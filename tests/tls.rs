@@ -2,6 +2,8 @@
 //! `ca_file`, the server's own self-signed certificate pinned through `ca_file`, wrong
 //! certificates refused with a message that says what would help, and `verify(false)`.
 
+#![cfg(feature = "sim")] // against the simulator
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -11,6 +11,7 @@ import atexit
 import logging
 
 from . import _native
+from . import config as _config
 from ._native import (
     AccessListEntry,
     AlertConfig,
@@ -53,6 +54,12 @@ from .exceptions import (
 
 #: Global alerts and project alerts are the same class.
 GlobalAlert = Alert
+
+# Profiles live in Python (opsapi.config: TOML, file permissions, the keyring package); the
+# classmethod goes onto the native classes themselves, so that opsapi.Client stays the one
+# class every model, isinstance check and pickle refers to.
+Client.from_profile = classmethod(_config.from_profile)  # type: ignore[attr-defined,assignment]
+AsyncClient.from_profile = classmethod(_config.from_profile)  # type: ignore[attr-defined,assignment]
 
 __version__: str = _native.__version__
 
@@ -104,7 +111,7 @@ logging.getLogger("opsapi").addHandler(logging.NullHandler())
 # Python during finalization can abort the process.
 atexit.register(_native._shutdown)
 
-_SUBMODULES = frozenset({"capacity", "cli", "demo", "exceptions", "testing"})
+_SUBMODULES = frozenset({"capacity", "cli", "config", "dask", "demo", "exceptions", "testing"})
 
 
 def __getattr__(name: str) -> object:

@@ -1,11 +1,13 @@
 # Stub of the native module (src/python). Checked by `python -m mypy.stubtest opsapi._native`.
 import builtins
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta
 from os import PathLike
-from typing import Any, NoReturn, Optional, Union, final, overload
+from typing import Any, ClassVar, NoReturn, Optional, Union, final, overload
 
 import polars as pl
+
+from opsapi.exceptions import OpsApiError
 
 __version__: str
 
@@ -13,35 +15,39 @@ _Timestamp = Union[datetime, str]
 _Duration = Union[str, timedelta]
 _Progress = Union[bool, Callable[[int, int, str, bool], object], None]
 # With keep_going=True, fleet returns (frame, failures): failures has the columns
-# group_id, host_id, partition_name, status, error_code, error.
+# group_id, host_id, partition_name, database_name, status, error_code, error.
 _FleetResult = Union[pl.DataFrame, tuple[pl.DataFrame, pl.DataFrame]]
 
 def _shutdown() -> None: ...
 def parse_duration(text: _Duration) -> timedelta: ...
+def _sim_main(args: list[str]) -> int: ...
+def _check_targets(targets: Any, kind: Optional[str] = None) -> None: ...
+
+# ---- Links and nested objects ----------------------------------------------------------------
 
 @final
 class Link:
+    _fields: ClassVar[tuple[str, ...]]
     @property
     def rel(self) -> str: ...
     @property
     def href(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+# ---- Global alerts and alert configurations (src/python/api/{global_alerts,alert_configs}.rs)
 
 @final
 class CurrentValue:
+    _fields: ClassVar[tuple[str, ...]]
     @property
     def number(self) -> Optional[float]: ...
     @property
     def units(self) -> Optional[str]: ...
-
-@final
-class SystemInfo:
-    @property
-    def mem_size_mb(self) -> Optional[int]: ...
-    @property
-    def num_cores(self) -> Optional[int]: ...
+    def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class Alert:
+    _fields: ClassVar[tuple[str, ...]]
     @property
     def id(self) -> Optional[str]: ...
     @property
@@ -91,7 +97,164 @@ class Alert:
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
+class AlertList(Sequence[Alert]):
+    @property
+    def total_count(self) -> int: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int, /) -> Alert: ...
+    @overload
+    def __getitem__(self, index: slice, /) -> list[Alert]: ...
+    def __iter__(self) -> Iterator[Alert]: ...
+    def to_polars(self) -> pl.DataFrame: ...
+
+@final
+class AlertIterator:
+    """Global alerts of the sync client, page by page: iterate with `for`."""
+
+    def __iter__(self) -> AlertIterator: ...
+    def __next__(self) -> Alert: ...
+
+@final
+class AsyncAlertIterator:
+    """Global alerts of the async client, page by page: iterate with `async for` (a plain
+    `for` raises TypeError)."""
+
+    def __iter__(self) -> NoReturn: ...
+    def __aiter__(self) -> AsyncAlertIterator: ...
+    def __anext__(self) -> Awaitable[Alert]: ...
+
+@final
+class GlobalAlerts:
+    def list(
+        self,
+        *,
+        status: Optional[str] = None,
+        created_on_or_after: Optional[_Timestamp] = None,
+        created_on_or_before: Optional[_Timestamp] = None,
+    ) -> AlertList: ...
+    def iter(
+        self,
+        *,
+        status: Optional[str] = None,
+        created_on_or_after: Optional[_Timestamp] = None,
+        created_on_or_before: Optional[_Timestamp] = None,
+    ) -> AsyncAlertIterator: ...
+    def get(self, alert_id: str) -> Alert: ...
+    def acknowledge(
+        self,
+        alert_id: str,
+        *,
+        until: Optional[_Timestamp] = None,
+        duration: Optional[_Duration] = None,
+        forever: Optional[bool] = None,
+        comment: Optional[str] = None,
+    ) -> Alert: ...
+    def unacknowledge(self, alert_id: str) -> Alert: ...
+    def acknowledge_many(
+        self,
+        alert_ids: Iterable[str],
+        *,
+        until: Optional[_Timestamp] = None,
+        duration: Optional[_Duration] = None,
+        forever: Optional[bool] = None,
+        comment: Optional[str] = None,
+    ) -> builtins.list[Union[Alert, OpsApiError]]: ...
+    def unacknowledge_many(
+        self, alert_ids: Iterable[str]
+    ) -> builtins.list[Union[Alert, OpsApiError]]: ...
+
+@final
+class AsyncGlobalAlerts:
+    def list(
+        self,
+        *,
+        status: Optional[str] = None,
+        created_on_or_after: Optional[_Timestamp] = None,
+        created_on_or_before: Optional[_Timestamp] = None,
+    ) -> Awaitable[AlertList]: ...
+    def iter(
+        self,
+        *,
+        status: Optional[str] = None,
+        created_on_or_after: Optional[_Timestamp] = None,
+        created_on_or_before: Optional[_Timestamp] = None,
+    ) -> AlertIterator: ...
+    def get(self, alert_id: str) -> Awaitable[Alert]: ...
+    def acknowledge(
+        self,
+        alert_id: str,
+        *,
+        until: Optional[_Timestamp] = None,
+        duration: Optional[_Duration] = None,
+        forever: Optional[bool] = None,
+        comment: Optional[str] = None,
+    ) -> Awaitable[Alert]: ...
+    def unacknowledge(self, alert_id: str) -> Awaitable[Alert]: ...
+    def acknowledge_many(
+        self,
+        alert_ids: Iterable[str],
+        *,
+        until: Optional[_Timestamp] = None,
+        duration: Optional[_Duration] = None,
+        forever: Optional[bool] = None,
+        comment: Optional[str] = None,
+    ) -> Awaitable[builtins.list[Union[Alert, OpsApiError]]]: ...
+    def unacknowledge_many(
+        self, alert_ids: Iterable[str]
+    ) -> Awaitable[builtins.list[Union[Alert, OpsApiError]]]: ...
+
+@final
+class AlertConfig:
+    _fields: ClassVar[tuple[str, ...]]
+    @property
+    def id(self) -> Optional[str]: ...
+    @property
+    def group_id(self) -> Optional[str]: ...
+    @property
+    def event_type_name(self) -> Optional[str]: ...
+    @property
+    def type_name(self) -> Optional[str]: ...
+    @property
+    def enabled(self) -> Optional[bool]: ...
+    @property
+    def created(self) -> Optional[datetime]: ...
+    @property
+    def updated(self) -> Optional[datetime]: ...
+    @property
+    def matchers(self) -> Optional[list[Any]]: ...
+    @property
+    def metric_threshold(self) -> Any: ...
+    @property
+    def notifications(self) -> Optional[list[Any]]: ...
+    @property
+    def links(self) -> list[Link]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class AlertConfigs:
+    def open_alerts(self, group_id: str, alert_config_id: str) -> AlertList: ...
+    def list(self, group_id: str) -> list[AlertConfig]: ...
+
+@final
+class AsyncAlertConfigs:
+    def open_alerts(self, group_id: str, alert_config_id: str) -> Awaitable[AlertList]: ...
+    def list(self, group_id: str) -> Awaitable[list[AlertConfig]]: ...
+
+# ---- Hosts (src/python/api/hosts.rs) ---------------------------------------------------------
+
+@final
+class SystemInfo:
+    _fields: ClassVar[tuple[str, ...]]
+    @property
+    def mem_size_mb(self) -> Optional[int]: ...
+    @property
+    def num_cores(self) -> Optional[int]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
 class Host:
+    _fields: ClassVar[tuple[str, ...]]
     @property
     def id(self) -> Optional[str]: ...
     @property
@@ -165,7 +328,207 @@ class Host:
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
+class HostList(Sequence[Host]):
+    @property
+    def total_count(self) -> int: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int, /) -> Host: ...
+    @overload
+    def __getitem__(self, index: slice, /) -> list[Host]: ...
+    def __iter__(self) -> Iterator[Host]: ...
+    def to_polars(self) -> pl.DataFrame: ...
+
+@final
+class Hosts:
+    def get(self, group_id: str, host_id: str) -> Host: ...
+    def list(self, group_id: str) -> HostList: ...
+    def partitions(self, group_id: str, host_id: str) -> builtins.list[str]: ...
+    def databases(self, group_id: str, host_id: str) -> builtins.list[str]: ...
+
+@final
+class AsyncHosts:
+    def get(self, group_id: str, host_id: str) -> Awaitable[Host]: ...
+    def list(self, group_id: str) -> Awaitable[HostList]: ...
+    def partitions(self, group_id: str, host_id: str) -> Awaitable[builtins.list[str]]: ...
+    def databases(self, group_id: str, host_id: str) -> Awaitable[builtins.list[str]]: ...
+
+# ---- Measurements and fleet pulls (src/python/api/measurements.rs) ---------------------------
+
+@final
+class Series:
+    @property
+    def name(self) -> str: ...
+    @property
+    def units(self) -> Optional[str]: ...
+    @property
+    def timestamps(self) -> list[datetime]: ...
+    @property
+    def values(self) -> list[Optional[float]]: ...
+    def __len__(self) -> int: ...
+
+@final
+class Measurements:
+    @property
+    def group_id(self) -> Optional[str]: ...
+    @property
+    def host_id(self) -> Optional[str]: ...
+    @property
+    def process_id(self) -> Optional[str]: ...
+    @property
+    def partition_name(self) -> Optional[str]: ...
+    @property
+    def database_name(self) -> Optional[str]: ...
+    @property
+    def granularity(self) -> Optional[str]: ...
+    @property
+    def start(self) -> Optional[datetime]: ...
+    @property
+    def end(self) -> Optional[datetime]: ...
+    @property
+    def links(self) -> list[Link]: ...
+    @property
+    def series(self) -> list[Series]: ...
+    def to_polars(self, shape: str = "long") -> pl.DataFrame: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class MeasurementsApi:
+    def host(
+        self,
+        group_id: str,
+        host_id: str,
+        *,
+        granularity: _Duration,
+        period: Optional[_Duration] = None,
+        start: Optional[_Timestamp] = None,
+        end: Optional[_Timestamp] = None,
+        metrics: Optional[list[str]] = None,
+    ) -> Measurements: ...
+    def disk(
+        self,
+        group_id: str,
+        host_id: str,
+        partition_name: str,
+        *,
+        granularity: _Duration,
+        period: Optional[_Duration] = None,
+        start: Optional[_Timestamp] = None,
+        end: Optional[_Timestamp] = None,
+        metrics: Optional[list[str]] = None,
+    ) -> Measurements: ...
+    def database(
+        self,
+        group_id: str,
+        host_id: str,
+        database_name: str,
+        *,
+        granularity: _Duration,
+        period: Optional[_Duration] = None,
+        start: Optional[_Timestamp] = None,
+        end: Optional[_Timestamp] = None,
+        metrics: Optional[list[str]] = None,
+    ) -> Measurements: ...
+    def fleet(
+        self,
+        targets: list[tuple[str, ...]],
+        *,
+        granularity: _Duration,
+        period: Optional[_Duration] = None,
+        start: Optional[_Timestamp] = None,
+        end: Optional[_Timestamp] = None,
+        metrics: Optional[list[str]] = None,
+        shape: Optional[str] = None,  # "long"
+        keep_going: Optional[bool] = None,
+        progress: _Progress = None,
+        kind: Optional[str] = None,  # "host", "disk" or "database"; None: from the tuples
+    ) -> _FleetResult: ...
+    def fleet_to_parquet(
+        self,
+        targets: list[tuple[str, ...]],
+        path: Union[str, PathLike[str]],
+        *,
+        granularity: _Duration,
+        period: Optional[_Duration] = None,
+        start: Optional[_Timestamp] = None,
+        end: Optional[_Timestamp] = None,
+        metrics: Optional[list[str]] = None,
+        keep_going: Optional[bool] = None,
+        progress: _Progress = None,
+        kind: Optional[str] = None,  # "host", "disk" or "database"; None: from the tuples
+    ) -> Optional[pl.DataFrame]: ...
+
+@final
+class AsyncMeasurementsApi:
+    def host(
+        self,
+        group_id: str,
+        host_id: str,
+        *,
+        granularity: _Duration,
+        period: Optional[_Duration] = None,
+        start: Optional[_Timestamp] = None,
+        end: Optional[_Timestamp] = None,
+        metrics: Optional[list[str]] = None,
+    ) -> Awaitable[Measurements]: ...
+    def disk(
+        self,
+        group_id: str,
+        host_id: str,
+        partition_name: str,
+        *,
+        granularity: _Duration,
+        period: Optional[_Duration] = None,
+        start: Optional[_Timestamp] = None,
+        end: Optional[_Timestamp] = None,
+        metrics: Optional[list[str]] = None,
+    ) -> Awaitable[Measurements]: ...
+    def database(
+        self,
+        group_id: str,
+        host_id: str,
+        database_name: str,
+        *,
+        granularity: _Duration,
+        period: Optional[_Duration] = None,
+        start: Optional[_Timestamp] = None,
+        end: Optional[_Timestamp] = None,
+        metrics: Optional[list[str]] = None,
+    ) -> Awaitable[Measurements]: ...
+    def fleet(
+        self,
+        targets: list[tuple[str, ...]],
+        *,
+        granularity: _Duration,
+        period: Optional[_Duration] = None,
+        start: Optional[_Timestamp] = None,
+        end: Optional[_Timestamp] = None,
+        metrics: Optional[list[str]] = None,
+        shape: Optional[str] = None,  # "long"
+        keep_going: Optional[bool] = None,
+        progress: _Progress = None,
+        kind: Optional[str] = None,  # "host", "disk" or "database"; None: from the tuples
+    ) -> Awaitable[_FleetResult]: ...
+    def fleet_to_parquet(
+        self,
+        targets: list[tuple[str, ...]],
+        path: Union[str, PathLike[str]],
+        *,
+        granularity: _Duration,
+        period: Optional[_Duration] = None,
+        start: Optional[_Timestamp] = None,
+        end: Optional[_Timestamp] = None,
+        metrics: Optional[list[str]] = None,
+        keep_going: Optional[bool] = None,
+        progress: _Progress = None,
+        kind: Optional[str] = None,  # "host", "disk" or "database"; None: from the tuples
+    ) -> Awaitable[Optional[pl.DataFrame]]: ...
+
+# ---- Project events (src/python/api/events.rs) -----------------------------------------------
+
+@final
 class EventDiffParam:
+    _fields: ClassVar[tuple[str, ...]]
     @property
     def display(self) -> Optional[str]: ...
     @property
@@ -174,9 +537,11 @@ class EventDiffParam:
     def new(self) -> Any: ...
     @property
     def old(self) -> Any: ...
+    def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class EventDiff:
+    _fields: ClassVar[tuple[str, ...]]
     @property
     def id(self) -> Optional[str]: ...
     @property
@@ -195,6 +560,7 @@ class EventDiff:
 
 @final
 class Event:
+    _fields: ClassVar[tuple[str, ...]]
     @property
     def id(self) -> Optional[str]: ...
     @property
@@ -246,47 +612,34 @@ class Event:
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
-class AlertConfig:
+class EventList(Sequence[Event]):
     @property
-    def id(self) -> Optional[str]: ...
-    @property
-    def group_id(self) -> Optional[str]: ...
-    @property
-    def event_type_name(self) -> Optional[str]: ...
-    @property
-    def type_name(self) -> Optional[str]: ...
-    @property
-    def enabled(self) -> Optional[bool]: ...
-    @property
-    def created(self) -> Optional[datetime]: ...
-    @property
-    def updated(self) -> Optional[datetime]: ...
-    @property
-    def matchers(self) -> Optional[list[Any]]: ...
-    @property
-    def metric_threshold(self) -> Any: ...
-    @property
-    def notifications(self) -> Optional[list[Any]]: ...
-    @property
-    def links(self) -> list[Link]: ...
-    def to_dict(self) -> dict[str, Any]: ...
+    def total_count(self) -> int: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int, /) -> Event: ...
+    @overload
+    def __getitem__(self, index: slice, /) -> list[Event]: ...
+    def __iter__(self) -> Iterator[Event]: ...
+    def to_polars(self) -> pl.DataFrame: ...
 
 @final
-class AccessListEntry:
-    @property
-    def id(self) -> Optional[str]: ...
-    @property
-    def cidr_block(self) -> Optional[str]: ...
-    @property
-    def description(self) -> Optional[str]: ...
-    @property
-    def created(self) -> Optional[datetime]: ...
-    @property
-    def links(self) -> list[Link]: ...
-    def to_dict(self) -> dict[str, Any]: ...
+class Events:
+    def get(self, group_id: str, event_id: str, *, include_raw: Optional[bool] = None) -> Event: ...
+    def list(self, group_id: str) -> EventList: ...
+
+@final
+class AsyncEvents:
+    def get(
+        self, group_id: str, event_id: str, *, include_raw: Optional[bool] = None
+    ) -> Awaitable[Event]: ...
+    def list(self, group_id: str) -> Awaitable[EventList]: ...
+
+# ---- Projects (src/python/api/groups.rs) -----------------------------------------------------
 
 @final
 class Group:
+    _fields: ClassVar[tuple[str, ...]]
     @property
     def id(self) -> Optional[str]: ...
     @property
@@ -310,95 +663,31 @@ class Group:
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
-class Series:
-    @property
-    def name(self) -> str: ...
-    @property
-    def units(self) -> Optional[str]: ...
-    @property
-    def timestamps(self) -> list[datetime]: ...
-    @property
-    def values(self) -> list[Optional[float]]: ...
-    def __len__(self) -> int: ...
+class Groups:
+    def list(self) -> list[Group]: ...
+    def get(self, group_id: str) -> Group: ...
 
 @final
-class Measurements:
+class AsyncGroups:
+    def list(self) -> Awaitable[list[Group]]: ...
+    def get(self, group_id: str) -> Awaitable[Group]: ...
+
+# ---- The global access list (src/python/api/access_list.rs) ----------------------------------
+
+@final
+class AccessListEntry:
+    _fields: ClassVar[tuple[str, ...]]
     @property
-    def group_id(self) -> Optional[str]: ...
+    def id(self) -> Optional[str]: ...
     @property
-    def host_id(self) -> Optional[str]: ...
+    def cidr_block(self) -> Optional[str]: ...
     @property
-    def process_id(self) -> Optional[str]: ...
+    def description(self) -> Optional[str]: ...
     @property
-    def partition_name(self) -> Optional[str]: ...
-    @property
-    def database_name(self) -> Optional[str]: ...
-    @property
-    def granularity(self) -> Optional[str]: ...
-    @property
-    def start(self) -> Optional[datetime]: ...
-    @property
-    def end(self) -> Optional[datetime]: ...
+    def created(self) -> Optional[datetime]: ...
     @property
     def links(self) -> list[Link]: ...
-    @property
-    def series(self) -> list[Series]: ...
-    def to_polars(self, shape: str = "long") -> pl.DataFrame: ...
     def to_dict(self) -> dict[str, Any]: ...
-
-@final
-class AlertList(Sequence[Alert]):
-    @property
-    def total_count(self) -> int: ...
-    def __len__(self) -> int: ...
-    @overload
-    def __getitem__(self, index: int, /) -> Alert: ...
-    @overload
-    def __getitem__(self, index: slice, /) -> list[Alert]: ...
-    def __iter__(self) -> Iterator[Alert]: ...
-    def to_polars(self) -> pl.DataFrame: ...
-
-@final
-class HostList(Sequence[Host]):
-    @property
-    def total_count(self) -> int: ...
-    def __len__(self) -> int: ...
-    @overload
-    def __getitem__(self, index: int, /) -> Host: ...
-    @overload
-    def __getitem__(self, index: slice, /) -> list[Host]: ...
-    def __iter__(self) -> Iterator[Host]: ...
-    def to_polars(self) -> pl.DataFrame: ...
-
-@final
-class EventList(Sequence[Event]):
-    @property
-    def total_count(self) -> int: ...
-    def __len__(self) -> int: ...
-    @overload
-    def __getitem__(self, index: int, /) -> Event: ...
-    @overload
-    def __getitem__(self, index: slice, /) -> list[Event]: ...
-    def __iter__(self) -> Iterator[Event]: ...
-    def to_polars(self) -> pl.DataFrame: ...
-
-@final
-class AlertIterator:
-    """Global alerts of the sync client, page by page: iterate with `for`."""
-
-    def __iter__(self) -> AlertIterator: ...
-    def __next__(self) -> Alert: ...
-
-@final
-class AsyncAlertIterator:
-    """Global alerts of the async client, page by page: iterate with `async for` (a plain
-    `for` raises TypeError)."""
-
-    def __iter__(self) -> NoReturn: ...
-    def __aiter__(self) -> AsyncAlertIterator: ...
-    def __anext__(self) -> Awaitable[Alert]: ...
-
-# ---- sync client --------------------------------------------------------------------
 
 @final
 class AccessList:
@@ -406,92 +695,11 @@ class AccessList:
     def list(self) -> list[AccessListEntry]: ...
 
 @final
-class GlobalAlerts:
-    def list(
-        self,
-        *,
-        status: Optional[str] = None,
-        created_on_or_after: Optional[_Timestamp] = None,
-        created_on_or_before: Optional[_Timestamp] = None,
-    ) -> AlertList: ...
-    def iter(
-        self,
-        *,
-        status: Optional[str] = None,
-        created_on_or_after: Optional[_Timestamp] = None,
-        created_on_or_before: Optional[_Timestamp] = None,
-    ) -> AsyncAlertIterator: ...
-    def get(self, alert_id: str) -> Alert: ...
-    def acknowledge(
-        self,
-        alert_id: str,
-        *,
-        until: Optional[_Timestamp] = None,
-        duration: Optional[_Duration] = None,
-        forever: Optional[bool] = None,
-        comment: Optional[str] = None,
-    ) -> Alert: ...
-    def unacknowledge(self, alert_id: str) -> Alert: ...
+class AsyncAccessList:
+    def delete(self, entry_id: str) -> Awaitable[None]: ...
+    def list(self) -> Awaitable[list[AccessListEntry]]: ...
 
-@final
-class AlertConfigs:
-    def open_alerts(self, group_id: str, alert_config_id: str) -> AlertList: ...
-    def list(self, group_id: str) -> list[AlertConfig]: ...
-
-@final
-class Hosts:
-    def get(self, group_id: str, host_id: str) -> Host: ...
-    def list(self, group_id: str) -> HostList: ...
-    def partitions(self, group_id: str, host_id: str) -> builtins.list[str]: ...
-
-@final
-class MeasurementsApi:
-    def host(
-        self,
-        group_id: str,
-        host_id: str,
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-    ) -> Measurements: ...
-    def disk(
-        self,
-        group_id: str,
-        host_id: str,
-        partition_name: str,
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-    ) -> Measurements: ...
-    def fleet(
-        self,
-        targets: list[tuple[str, ...]],
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-        shape: Optional[str] = None,  # "long"
-        keep_going: Optional[bool] = None,
-        progress: _Progress = None,
-    ) -> _FleetResult: ...
-
-@final
-class Events:
-    def get(self, group_id: str, event_id: str, *, include_raw: Optional[bool] = None) -> Event: ...
-    def list(self, group_id: str) -> EventList: ...
-
-@final
-class Groups:
-    def list(self) -> list[Group]: ...
-    def get(self, group_id: str) -> Group: ...
+# ---- Clients (src/python/api/client.rs) ------------------------------------------------------
 
 @final
 class Client:
@@ -519,6 +727,22 @@ class Client:
         verify: Optional[bool] = None,
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
+        ca_file: Union[str, PathLike[str], None] = None,
+    ) -> Client: ...
+    # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
+    @classmethod
+    def from_profile(
+        cls,
+        name: Optional[str] = None,
+        *,
+        path: Union[str, PathLike[str], None] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        max_concurrency: Optional[int] = None,
+        verify: Optional[bool] = None,
+        ca_file: Union[str, PathLike[str], None] = None,
+        user_agent: Optional[str] = None,
+        max_response_bytes: Optional[int] = None,
     ) -> Client: ...
     @property
     def base_url(self) -> str: ...
@@ -538,103 +762,6 @@ class Client:
     def events(self) -> Events: ...
     @property
     def groups(self) -> Groups: ...
-
-# ---- async client: the same methods, as awaitables -------------------------------------
-
-@final
-class AsyncAccessList:
-    def delete(self, entry_id: str) -> Awaitable[None]: ...
-    def list(self) -> Awaitable[list[AccessListEntry]]: ...
-
-@final
-class AsyncGlobalAlerts:
-    def list(
-        self,
-        *,
-        status: Optional[str] = None,
-        created_on_or_after: Optional[_Timestamp] = None,
-        created_on_or_before: Optional[_Timestamp] = None,
-    ) -> Awaitable[AlertList]: ...
-    def iter(
-        self,
-        *,
-        status: Optional[str] = None,
-        created_on_or_after: Optional[_Timestamp] = None,
-        created_on_or_before: Optional[_Timestamp] = None,
-    ) -> AlertIterator: ...
-    def get(self, alert_id: str) -> Awaitable[Alert]: ...
-    def acknowledge(
-        self,
-        alert_id: str,
-        *,
-        until: Optional[_Timestamp] = None,
-        duration: Optional[_Duration] = None,
-        forever: Optional[bool] = None,
-        comment: Optional[str] = None,
-    ) -> Awaitable[Alert]: ...
-    def unacknowledge(self, alert_id: str) -> Awaitable[Alert]: ...
-
-@final
-class AsyncAlertConfigs:
-    def open_alerts(self, group_id: str, alert_config_id: str) -> Awaitable[AlertList]: ...
-    def list(self, group_id: str) -> Awaitable[list[AlertConfig]]: ...
-
-@final
-class AsyncHosts:
-    def get(self, group_id: str, host_id: str) -> Awaitable[Host]: ...
-    def list(self, group_id: str) -> Awaitable[HostList]: ...
-    def partitions(self, group_id: str, host_id: str) -> Awaitable[builtins.list[str]]: ...
-
-@final
-class AsyncMeasurementsApi:
-    def host(
-        self,
-        group_id: str,
-        host_id: str,
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-    ) -> Awaitable[Measurements]: ...
-    def disk(
-        self,
-        group_id: str,
-        host_id: str,
-        partition_name: str,
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-    ) -> Awaitable[Measurements]: ...
-    def fleet(
-        self,
-        targets: list[tuple[str, ...]],
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-        shape: Optional[str] = None,  # "long"
-        keep_going: Optional[bool] = None,
-        progress: _Progress = None,
-    ) -> Awaitable[_FleetResult]: ...
-
-@final
-class AsyncEvents:
-    def get(
-        self, group_id: str, event_id: str, *, include_raw: Optional[bool] = None
-    ) -> Awaitable[Event]: ...
-    def list(self, group_id: str) -> Awaitable[EventList]: ...
-
-@final
-class AsyncGroups:
-    def list(self) -> Awaitable[list[Group]]: ...
-    def get(self, group_id: str) -> Awaitable[Group]: ...
 
 @final
 class AsyncClient:
@@ -662,6 +789,22 @@ class AsyncClient:
         verify: Optional[bool] = None,
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
+        ca_file: Union[str, PathLike[str], None] = None,
+    ) -> AsyncClient: ...
+    # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
+    @classmethod
+    def from_profile(
+        cls,
+        name: Optional[str] = None,
+        *,
+        path: Union[str, PathLike[str], None] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        max_concurrency: Optional[int] = None,
+        verify: Optional[bool] = None,
+        ca_file: Union[str, PathLike[str], None] = None,
+        user_agent: Optional[str] = None,
+        max_response_bytes: Optional[int] = None,
     ) -> AsyncClient: ...
     @property
     def base_url(self) -> str: ...
@@ -682,7 +825,7 @@ class AsyncClient:
     @property
     def groups(self) -> AsyncGroups: ...
 
-# ---- simulator (use opsapi.testing.Simulator) ----------------------------------------
+# ---- The simulator (src/python/sim.rs) -------------------------------------------------------
 
 @final
 class _Simulator:
@@ -718,6 +861,8 @@ class _Simulator:
     def closed(self) -> bool: ...
     def requests(self) -> list[dict[str, Any]]: ...
     def partition_truth(self) -> list[dict[str, Any]]: ...
+    def database_truth(self) -> list[dict[str, Any]]: ...
+    def world(self) -> dict[str, list[dict[str, Any]]]: ...
     def clear_requests(self) -> None: ...
     def set_faults(
         self,
@@ -737,5 +882,15 @@ class _Simulator:
         *,
         retry_after: Optional[int] = None,
         total_count: Optional[int] = None,
+        applied: bool = False,
+        html: bool = False,
+        stale: bool = False,
+        location: Optional[str] = None,
+        seconds: Optional[float] = None,
+        size: Optional[int] = None,
     ) -> None: ...
+    def injected(self) -> list[str]: ...
+    def clear_injected(self) -> None: ...
+    @property
+    def connections(self) -> int: ...
     def close(self) -> None: ...

@@ -2,7 +2,8 @@
 
 Every function takes the *long* frame that ``Measurements.to_polars()`` and
 ``client.measurements.fleet(...)`` return (columns ``group_id, host_id, process_id,
-partition_name, measurement, units, timestamp, value``) and returns a polars DataFrame.
+partition_name, database_name, measurement, units, timestamp, value``) and returns a polars
+DataFrame.
 Null data points are ignored; no function loops over rows in Python.
 
 Example::
@@ -29,6 +30,7 @@ from opsapi._duration import parse_duration
 
 __all__ = [
     "busiest_hours",
+    "database_growth",
     "disk_forecast",
     "hour_of_day_profile",
     "metric_summary",
@@ -39,7 +41,11 @@ USED = "DISK_PARTITION_SPACE_USED"
 FREE = "DISK_PARTITION_SPACE_FREE"
 PERCENT_USED = "DISK_PARTITION_SPACE_PERCENT_USED"
 
+STORAGE_SIZE = "DATABASE_STORAGE_SIZE"
+INDEX_SIZE = "DATABASE_INDEX_SIZE"
+
 _PARTITION = ["group_id", "host_id", "partition_name"]
+_DATABASE = ["group_id", "host_id", "database_name"]
 _MS_PER_DAY = 86_400_000.0
 # 1.4826 * MAD estimates the standard deviation of normal noise; robust to spikes.
 _MAD_TO_SIGMA = 1.4826
@@ -89,6 +95,30 @@ def _disk_points(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
+def _theil_sen(points: pl.LazyFrame, keys: list[str], max_fit_points: int) -> pl.LazyFrame:
+    """The Theil–Sen slope of ``y`` over ``x`` per ``keys``: the median of the pairwise slopes
+    of up to ``max_fit_points`` evenly spaced points (``points`` sorted by ``x`` per key)."""
+    sub = points.with_columns(
+        _i=pl.int_range(pl.len()).over(keys),
+        _step=((pl.len() + max_fit_points - 1) // max_fit_points).over(keys),
+    ).filter(pl.col("_i") % pl.col("_step") == 0)
+    pairs = sub.select([*keys, "x", "y"])
+    return (
+        pairs.join(pairs, on=keys, suffix="_r", nulls_equal=True)
+        .filter(pl.col("x_r") > pl.col("x"))
+        .group_by(keys)
+        .agg(slope=((pl.col("y_r") - pl.col("y")) / (pl.col("x_r") - pl.col("x"))).median())
+    )
+
+
+def _reference_now(timestamps: pl.Series, now: datetime | str | None) -> datetime:
+    """``now`` in UTC, or the newest timestamp of the frame, or the current time."""
+    now_utc = _as_utc(now)
+    if now_utc is None:
+        now_utc = timestamps.max() if timestamps.len() else None  # type: ignore[assignment]
+    return now_utc if now_utc is not None else datetime.now(timezone.utc)
+
+
 def disk_forecast(
     frame: pl.DataFrame | pl.LazyFrame,
     *,
@@ -136,13 +166,7 @@ def disk_forecast(
     """
     span = parse_duration(window)
     points = _disk_points(frame).collect()
-    now_utc = _as_utc(now)
-    if now_utc is None:
-        if points.height == 0:
-            now_utc = datetime.now(timezone.utc)
-        else:
-            now_utc = points.get_column("timestamp").max()  # type: ignore[assignment]
-    assert now_utc is not None
+    now_utc = _reference_now(points.get_column("timestamp"), now)
     now_lit = pl.lit(now_utc, dtype=pl.Datetime("ms", "UTC"))
     start_lit = pl.lit(now_utc - span, dtype=pl.Datetime("ms", "UTC"))
 
@@ -169,18 +193,7 @@ def disk_forecast(
         )
     )
 
-    # Theil–Sen on an evenly spaced subsample.
-    sub = window_pts.with_columns(
-        _i=pl.int_range(pl.len()).over(_PARTITION),
-        _step=((pl.len() + max_fit_points - 1) // max_fit_points).over(_PARTITION),
-    ).filter(pl.col("_i") % pl.col("_step") == 0)
-    slopes = (
-        sub.select([*_PARTITION, "x", "y"])
-        .join(sub.select([*_PARTITION, "x", "y"]), on=_PARTITION, suffix="_r", nulls_equal=True)
-        .filter(pl.col("x_r") > pl.col("x"))
-        .group_by(_PARTITION)
-        .agg(slope=((pl.col("y_r") - pl.col("y")) / (pl.col("x_r") - pl.col("x"))).median())
-    )
+    slopes = _theil_sen(window_pts, _PARTITION, max_fit_points)
     fitted = (
         window_pts.join(slopes, on=_PARTITION, how="left", nulls_equal=True)
         .with_columns(slope=pl.col("slope").fill_null(0.0))
@@ -282,6 +295,134 @@ def disk_forecast(
         )
     )
     return out.collect()
+
+
+def database_growth(
+    frame: pl.DataFrame | pl.LazyFrame,
+    *,
+    window: str | timedelta = "14d",
+    disks: pl.DataFrame | None = None,
+    now: datetime | str | None = None,
+    max_fit_points: int = 120,
+) -> pl.DataFrame:
+    """Which databases grow, how fast, and how big they will be when their disk is full.
+
+    A database's size is ``DATABASE_STORAGE_SIZE + DATABASE_INDEX_SIZE`` (what it takes on
+    disk); its growth per day is the same robust (Theil–Sen) fit as :func:`disk_forecast`'s,
+    over ``window`` back from ``now``.
+
+    Args:
+        frame: long frame of database measurements (``kind="database"`` fleet pulls) with
+            both size measurements.
+        window: how far back from ``now`` the fit looks.
+        disks: the :func:`disk_forecast` of the same hosts' partitions. With it, each database
+            is matched to the partition of its host that holds it (among partitions with at
+            least the databases' total size, the one whose growth the databases' growth
+            explains best) and gets its share of that disk's growth and its size on the date
+            the disk is forecast full.
+        now: the reference instant (timezone-aware); default: the newest timestamp.
+        max_fit_points: subsample size for the pairwise slopes.
+
+    Returns:
+        One row per ``(group_id, host_id, database_name)``: ``size_bytes`` (latest),
+        ``growth_bytes_per_day``, ``share_of_host_growth`` (of the growth of all the host's
+        databases), and with ``disks``: ``partition_name``, ``disk_growth_bytes_per_day``,
+        ``share_of_disk_growth``, ``date_full`` and ``size_at_full_bytes`` (null when the disk
+        has no forecast date). Sorted by host, fastest-growing database first.
+
+    Example::
+
+        >>> dbs = client.measurements.fleet(db_targets, kind="database", granularity="PT1H",
+        ...                                 period="P14D", metrics=[STORAGE_SIZE, INDEX_SIZE])
+        >>> database_growth(dbs, disks=disk_forecast(disk_frame)).head()
+    """
+    span = parse_duration(window)
+    m = pl.col("measurement").cast(pl.String)
+    points = (
+        frame.lazy()
+        .filter(m.is_in([STORAGE_SIZE, INDEX_SIZE]) & pl.col("value").is_not_null())
+        .with_columns(pl.col(c).cast(pl.String) for c in _DATABASE)
+        .group_by([*_DATABASE, "timestamp"])
+        .agg(y=pl.col("value").sum(), parts=pl.len())
+        # A timestamp with only one of the two sizes would look like a drop.
+        .filter(pl.col("parts") == 2)
+        .collect()
+    )
+    now_utc = _reference_now(points.get_column("timestamp"), now)
+    now_lit = pl.lit(now_utc, dtype=pl.Datetime("ms", "UTC"))
+    window_pts = (
+        points.lazy()
+        .filter(
+            (pl.col("timestamp") <= now_lit)
+            & (pl.col("timestamp") >= pl.lit(now_utc - span, dtype=pl.Datetime("ms", "UTC")))
+        )
+        .with_columns(
+            x=(pl.col("timestamp") - now_lit).dt.total_milliseconds().cast(pl.Float64) / _MS_PER_DAY
+        )
+        .sort([*_DATABASE, "timestamp"])
+    )
+    slopes = _theil_sen(window_pts, _DATABASE, max_fit_points)
+    latest = window_pts.group_by(_DATABASE).agg(size_bytes=pl.col("y").last())
+    host = ["group_id", "host_id"]
+    out = (
+        latest.join(slopes, on=_DATABASE, how="left", nulls_equal=True)
+        .rename({"slope": "growth_bytes_per_day"})
+        .with_columns(pl.col("growth_bytes_per_day").fill_null(0.0))
+        .with_columns(
+            share_of_host_growth=pl.when(pl.col("growth_bytes_per_day").sum().over(host) > 0)
+            .then(
+                pl.col("growth_bytes_per_day").clip(lower_bound=0.0)
+                / pl.col("growth_bytes_per_day").clip(lower_bound=0.0).sum().over(host)
+            )
+            .otherwise(None)
+        )
+        .collect()
+    )
+    if disks is not None:
+        out = _with_disk(out, disks, now_utc)
+    return out.sort(
+        ["group_id", "host_id", "growth_bytes_per_day"], descending=[False, False, True]
+    )
+
+
+def _with_disk(dbs: pl.DataFrame, disks: pl.DataFrame, now: datetime) -> pl.DataFrame:
+    """Matches each host's databases to the partition that holds them (see
+    :func:`database_growth`) and adds that disk's growth and full date."""
+    host = ["group_id", "host_id"]
+    totals = dbs.group_by(host).agg(
+        db_size=pl.col("size_bytes").sum(), db_growth=pl.col("growth_bytes_per_day").sum()
+    )
+    d = disks.select(
+        *[pl.col(c).cast(pl.String) for c in _PARTITION],
+        "used_bytes",
+        "date_full",
+        disk_growth_bytes_per_day=pl.col("growth_bytes_per_day"),
+    )
+    chosen = (
+        totals.join(d, on=host, how="inner")
+        .with_columns(
+            fits=pl.col("used_bytes") >= 0.9 * pl.col("db_size"),
+            miss=(pl.col("disk_growth_bytes_per_day") - pl.col("db_growth")).abs(),
+        )
+        .sort([*host, "fits", "miss", "used_bytes"], descending=[False, False, True, False, True])
+        .group_by(host, maintain_order=True)
+        .first()
+        .select(*host, "partition_name", "disk_growth_bytes_per_day", "date_full")
+    )
+    days_to_full = (
+        pl.col("date_full") - pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
+    ).dt.total_milliseconds() / _MS_PER_DAY
+    return dbs.join(chosen, on=host, how="left").with_columns(
+        share_of_disk_growth=pl.when(pl.col("disk_growth_bytes_per_day") > 0)
+        .then(pl.col("growth_bytes_per_day") / pl.col("disk_growth_bytes_per_day"))
+        .otherwise(None),
+        size_at_full_bytes=pl.when(pl.col("date_full").is_not_null())
+        .then(
+            pl.col("size_bytes")
+            + pl.col("growth_bytes_per_day") * days_to_full.clip(lower_bound=0.0)
+        )
+        .otherwise(None),
+    )
 
 
 def metric_summary(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:

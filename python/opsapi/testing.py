@@ -99,11 +99,24 @@ class Simulator:
 
     def requests(self) -> list[dict[str, Any]]:
         """The request log, oldest first: dicts with ``method``, ``path``, ``query`` (the raw
-        query string or None), ``body`` (bytes), ``status`` and ``authorized``."""
+        query string or None), ``body`` (bytes), ``status`` (0: closed without an answer),
+        ``signed`` (it carried an ``Authorization`` header), ``authorized`` (its signature was
+        accepted) and ``faults`` (the labels of the faults that struck it)."""
         return self._sim.requests()
 
     def clear_requests(self) -> None:
         self._sim.clear_requests()
+
+    def world(self) -> dict[str, list[dict[str, Any]]]:
+        """A snapshot of the world as the API would show it now, for picking identifiers and
+        checking what a write did: ``projects`` (``id``, ``name``), ``hosts`` (``id``,
+        ``group_id``, ``hostname``, ``type_name``, ``partitions``), ``alert_configs``
+        (``id``, ``group_id``, ``event_type_name``), ``alerts`` (``id``, ``group_id``,
+        ``alert_config_id``, ``status``, ``acknowledged_until``, ``acknowledgement_comment``,
+        ``acknowledging_username``), ``events`` (``id``, ``group_id``, ``event_type_name``)
+        and ``access_list`` (``id``, ``cidr_block``, ``description``). Expired
+        acknowledgements are cleared and deleted entries are gone."""
+        return self._sim.world()
 
     def partition_truth(self) -> list[dict[str, Any]]:
         """The seeded growth of every disk partition: dicts with ``group_id``, ``host_id``,
@@ -112,6 +125,16 @@ class Simulator:
         ``noisy``) and ``anchor`` (the instant the seeded times are relative to). This is the
         truth a capacity forecast against the simulator should find."""
         return self._sim.partition_truth()
+
+    def database_truth(self) -> list[dict[str, Any]]:
+        """The seeded size and growth of every database of every mongod: dicts with
+        ``group_id``, ``host_id``, ``process_id``, ``database_name``, ``partition_name`` (the
+        data partition its files live on), ``size_bytes_at_anchor`` (storage + index),
+        ``growth_bytes_per_day``, ``share_of_disk_growth``, ``drives_growth`` (True for the
+        one database per growing disk that drives most of its growth) and ``anchor``. On each
+        host the databases add up to the data partition's used-space trend minus a constant
+        overhead; the served disk series adds its noise (``noise_bytes``) on top."""
+        return self._sim.database_truth()
 
     def set_faults(self, **faults: Any) -> None:
         """Standing faults: ``latency`` (seconds), ``rate_429``, ``rate_500``, ``rate_503``,
@@ -126,11 +149,82 @@ class Simulator:
         *,
         retry_after: Optional[int] = None,
         total_count: Optional[int] = None,
+        applied: bool = False,
+        html: bool = False,
+        stale: bool = False,
+        location: Optional[str] = None,
+        seconds: Optional[float] = None,
+        size: Optional[int] = None,
     ) -> None:
-        """One-shot faults for the next ``count`` requests: an HTTP status such as ``503``, or
-        ``"reset"``, ``"truncate"``, ``"repeat_first_page"``, ``"wrong_total_count"``,
-        ``"stale_nonce"``."""
-        self._sim.inject(fault, count, retry_after=retry_after, total_count=total_count)
+        """Queues ``count`` one-shot faults: each strikes the next request it applies to, and
+        only that one, so a test knows exactly which requests they hit (queue many for a
+        fault on every request, e.g. endless 401s).
+
+        An HTTP status (int):
+
+        - ``inject(503, retry_after=0)``: the API's JSON error instead of handling an
+          authorized request (with a ``Retry-After`` header when given);
+        - ``inject(502, applied=True)``: the request is handled first (the PATCH acknowledges,
+          the DELETE deletes), then answered 502, as a gateway that lost the answer;
+        - ``inject(200, html=True)`` / ``inject(502, html=True)``: a proxy's HTML page
+          (``text/html``) instead of the API (``applied=True``: after handling it);
+        - ``inject(301, location="http://other:8080/x")``: a redirect (301, 302, 303, 307,
+          308) to ``location``.
+
+        A name (str):
+
+        - ``"reset"``: the connection closed without an answer before the request is handled
+          (``applied=True``: after);
+        - ``"truncate"``: half the body with the full ``Content-Length``, then closed;
+        - ``"garbled_json"``: the JSON with a syntax error part-way; ``"invalid_utf8"``:
+          bytes that are not UTF-8 inside a string value;
+        - ``"stall"`` (``seconds=``): the request handled, the answer's headers held back;
+          ``"stall_body"``: the headers sent, the body held back; ``"drip"``: the body a byte
+          every ``seconds``;
+        - ``"oversize"`` (``size=`` bytes, announced in ``Content-Length``) and
+          ``"endless_body"`` (chunked, without end) instead of the answer's body;
+        - ``"unauthorized"``: 401 without a challenge; ``"challenge"``: 401 with a fresh
+          Digest challenge (``stale=True`` for ``stale=true``) whatever the signature;
+          ``"stale_nonce"``: the next signed request refused with ``stale=true``;
+        - ``"repeat_first_page"``, ``"wrong_total_count"`` (``total_count=``): listings.
+
+        Redirects, HTML pages, resets and 401s strike any request, signed or not (they come
+        from in front of the API); the others strike authorized requests, and body faults
+        only answers that have a body (not a DELETE's 204). :meth:`requests` names the faults
+        that struck each request; :meth:`injected` lists those still queued.
+
+        >>> sim.inject(502, applied=True)  # doctest: +SKIP
+        >>> sim.client().global_alerts.acknowledge(alert_id, duration="PT1H")  # doctest: +SKIP
+        Traceback (most recent call last):
+        opsapi.exceptions.ServerError: HTTP 502 ...
+        """
+        self._sim.inject(
+            fault,
+            count,
+            retry_after=retry_after,
+            total_count=total_count,
+            applied=applied,
+            html=html,
+            stale=stale,
+            location=location,
+            seconds=seconds,
+            size=size,
+        )
+
+    def injected(self) -> list[str]:
+        """The one-shot faults still queued, oldest first, by the label the request log
+        uses."""
+        return self._sim.injected()
+
+    def clear_injected(self) -> None:
+        """Drops every queued one-shot fault."""
+        self._sim.clear_injected()
+
+    @property
+    def connections(self) -> int:
+        """TCP connections accepted so far (a TLS handshake that fails counts, and leaves no
+        request in the log)."""
+        return self._sim.connections
 
     def close(self) -> None:
         """Stops the server. Idempotent."""

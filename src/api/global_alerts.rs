@@ -2,7 +2,7 @@
 //! acknowledgement body, and one pure function per operation that builds its request.
 
 use chrono::{DateTime, Months, Utc};
-use futures_util::Stream;
+use futures_util::{Stream, StreamExt};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
@@ -11,6 +11,29 @@ use crate::models::time::format_timestamp;
 use crate::models::{AlertStatus, GlobalAlert};
 use crate::paging::{list_all, stream_all, AlertList};
 use crate::request::{PathBuilder, Request};
+
+/// The request of every id of an `*_many` call, all resolved against one `now` and all
+/// checked before any is sent (an invalid id is named by its position: `alert_ids[3]`).
+pub fn acknowledge_many_requests<S: AsRef<str>>(
+    alert_ids: &[S],
+    ack: &Acknowledgement,
+    now: DateTime<Utc>,
+) -> Result<Vec<Request>> {
+    ack.validate()?;
+    alert_ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            acknowledge_request(id.as_ref(), ack, now).map_err(|e| match e {
+                Error::InvalidArgument { message, .. } => Error::InvalidArgument {
+                    argument: format!("alert_ids[{i}]"),
+                    message,
+                },
+                other => other,
+            })
+        })
+        .collect()
+}
 
 /// `client.global_alerts()`
 #[derive(Debug, Clone, Copy)]
@@ -121,6 +144,45 @@ impl GlobalAlerts<'_> {
     /// Un-acknowledges an alert by sending an `acknowledgedUntil` in the past.
     pub async fn unacknowledge(&self, alert_id: &str) -> Result<GlobalAlert> {
         self.acknowledge(alert_id, &Acknowledgement::unacknowledge())
+            .await
+    }
+
+    /// Acknowledges many alerts at once: concurrently (at most the client's
+    /// `max_concurrency` in flight), one result per id in the order given. A failure is that
+    /// id's `Err`, so one bad id stops nothing; the outer `Err` is an argument error (the
+    /// acknowledgement, or an id that cannot be sent), returned before any request is sent.
+    /// Each PATCH follows the rules of [`acknowledge`](Self::acknowledge): never sent twice
+    /// once an attempt may have reached the server.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// use opsapi::{AckUntil, Acknowledgement};
+    /// let ack = Acknowledgement::new(AckUntil::For("PT2H".parse().unwrap())).comment("incident 42");
+    /// let results = client.global_alerts().acknowledge_many(&["a1", "a2"], &ack).await?;
+    /// let failed = results.iter().filter(|r| r.is_err()).count();
+    /// # Ok(()) }
+    /// ```
+    pub async fn acknowledge_many<S: AsRef<str>>(
+        &self,
+        alert_ids: &[S],
+        ack: &Acknowledgement,
+    ) -> Result<Vec<Result<GlobalAlert>>> {
+        let requests = acknowledge_many_requests(alert_ids, ack, Utc::now())?;
+        let client = self.client;
+        Ok(futures_util::stream::iter(requests)
+            .map(|req| client.send_decoded::<GlobalAlert>(req))
+            .buffered(client.max_concurrency())
+            .collect()
+            .await)
+    }
+
+    /// Un-acknowledges many alerts at once, as [`acknowledge_many`](Self::acknowledge_many)
+    /// does.
+    pub async fn unacknowledge_many<S: AsRef<str>>(
+        &self,
+        alert_ids: &[S],
+    ) -> Result<Vec<Result<GlobalAlert>>> {
+        self.acknowledge_many(alert_ids, &Acknowledgement::unacknowledge())
             .await
     }
 }

@@ -1,8 +1,8 @@
-//! Hosts of a project and their disk partitions.
+//! Hosts of a project, their disk partitions and their databases.
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::models::{Host, Partition};
+use crate::models::{Database, Host, Model, Partition};
 use crate::paging::{list_all, HostList};
 use crate::request::{PathBuilder, Request};
 
@@ -47,6 +47,40 @@ pub fn partitions_request(group_id: &str, host_id: &str) -> Result<Request> {
     ))
 }
 
+/// `GET /groups/{group_id}/hosts/{host_id}/databases`.
+///
+/// ```
+/// let req = opsapi::api::hosts::databases_request("g1", "h1").unwrap();
+/// assert_eq!(req.path, "/groups/g1/hosts/h1/databases");
+/// ```
+pub fn databases_request(group_id: &str, host_id: &str) -> Result<Request> {
+    Ok(Request::get(
+        host_path(group_id, host_id)?.lit("databases").finish(),
+    ))
+}
+
+/// The names of a listing's items (`partitionName`, `databaseName`), every one required: an
+/// item without its name is a decode error naming it, not a shorter list.
+fn names<T: Model>(
+    path: &str,
+    items: Vec<T>,
+    field: &str,
+    name: impl Fn(T) -> Option<String>,
+) -> Result<Vec<String>> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            name(item).ok_or_else(|| Error::Decode {
+                path: path.to_owned(),
+                field: format!("results[{i}].{field}"),
+                message: format!("missing field `{field}`"),
+                body_start: String::new(),
+            })
+        })
+        .collect()
+}
+
 impl Hosts<'_> {
     /// One host: `GET /groups/{group_id}/hosts/{host_id}`.
     ///
@@ -73,16 +107,23 @@ impl Hosts<'_> {
         let req = partitions_request(group_id, host_id)?;
         let path = req.path.clone();
         let list = list_all::<Partition>(self.client, req).await?;
-        list.into_iter()
-            .enumerate()
-            .map(|(i, p)| {
-                p.partition_name.ok_or_else(|| Error::Decode {
-                    path: path.clone(),
-                    field: format!("results[{i}].partitionName"),
-                    message: "missing field `partitionName`".into(),
-                    body_start: String::new(),
-                })
-            })
-            .collect()
+        names(&path, list.into_vec(), "partitionName", |p| {
+            p.partition_name
+        })
+    }
+
+    /// The database names of a host: `GET /groups/{group_id}/hosts/{host_id}/databases`,
+    /// every page.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// for db in client.hosts().databases("5e9f...", "a1b2...").await? { println!("{db}"); }
+    /// # Ok(()) }
+    /// ```
+    pub async fn databases(&self, group_id: &str, host_id: &str) -> Result<Vec<String>> {
+        let req = databases_request(group_id, host_id)?;
+        let path = req.path.clone();
+        let list = list_all::<Database>(self.client, req).await?;
+        names(&path, list.into_vec(), "databaseName", |d| d.database_name)
     }
 }

@@ -8,13 +8,178 @@ use chrono::{DateTime, Utc};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::fleet::{self, FleetOptions, FleetResult, ParquetPull, Target};
+#[cfg(feature = "frames")]
+use crate::fleet::{self, FleetOptions, FleetResult, ParquetPull};
 use crate::iso8601::IsoDuration;
 use crate::models::time::format_timestamp;
 use crate::models::Measurements;
 use crate::request::Request;
 
 use super::hosts::host_path;
+
+/// One target: of a fleet pull, or of a single-target request ([`target_request`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// Host measurements of `(group_id, host_id)`.
+    Host {
+        /// The project.
+        group_id: String,
+        /// The host.
+        host_id: String,
+    },
+    /// Disk-partition measurements of `(group_id, host_id, partition_name)`.
+    Disk {
+        /// The project.
+        group_id: String,
+        /// The host.
+        host_id: String,
+        /// The partition.
+        partition_name: String,
+    },
+    /// Database measurements of `(group_id, host_id, database_name)`.
+    Database {
+        /// The project.
+        group_id: String,
+        /// The host.
+        host_id: String,
+        /// The database.
+        database_name: String,
+    },
+}
+
+impl Target {
+    /// A host target.
+    pub fn host(group_id: impl Into<String>, host_id: impl Into<String>) -> Self {
+        Self::Host {
+            group_id: group_id.into(),
+            host_id: host_id.into(),
+        }
+    }
+    /// A disk-partition target.
+    pub fn disk(
+        group_id: impl Into<String>,
+        host_id: impl Into<String>,
+        partition_name: impl Into<String>,
+    ) -> Self {
+        Self::Disk {
+            group_id: group_id.into(),
+            host_id: host_id.into(),
+            partition_name: partition_name.into(),
+        }
+    }
+    /// A database target.
+    pub fn database(
+        group_id: impl Into<String>,
+        host_id: impl Into<String>,
+        database_name: impl Into<String>,
+    ) -> Self {
+        Self::Database {
+            group_id: group_id.into(),
+            host_id: host_id.into(),
+            database_name: database_name.into(),
+        }
+    }
+    /// A target from its identifiers and an optional kind (`"host"`, `"disk"` or
+    /// `"database"`), as the Python face and the CLI take them: without a kind, two parts are
+    /// a host and three a disk partition; a database needs `kind = "database"`.
+    ///
+    /// ```
+    /// use opsapi::api::measurements::Target;
+    /// assert_eq!(Target::from_parts(None, &["g", "h", "data"]).unwrap(), Target::disk("g", "h", "data"));
+    /// assert_eq!(Target::from_parts(Some("database"), &["g", "h", "orders"]).unwrap(),
+    ///            Target::database("g", "h", "orders"));
+    /// assert!(Target::from_parts(Some("host"), &["g", "h", "data"]).is_err());
+    /// ```
+    pub fn from_parts<S: AsRef<str>>(kind: Option<&str>, parts: &[S]) -> Result<Self> {
+        let parts: Vec<&str> = parts.iter().map(AsRef::as_ref).collect();
+        let shape = |what: &str| {
+            Error::invalid_argument(
+                "targets",
+                format!(
+                    "a {what} target is {}, got {} part(s)",
+                    match what {
+                        "host" => "(group_id, host_id)",
+                        "disk" => "(group_id, host_id, partition_name)",
+                        _ => "(group_id, host_id, database_name)",
+                    },
+                    parts.len()
+                ),
+            )
+        };
+        match (kind, parts.as_slice()) {
+            (None | Some("host"), [g, h]) => Ok(Self::host(*g, *h)),
+            (None | Some("disk"), [g, h, p]) => Ok(Self::disk(*g, *h, *p)),
+            (Some("database"), [g, h, d]) => Ok(Self::database(*g, *h, *d)),
+            (None, _) => Err(Error::invalid_argument(
+                "targets",
+                format!(
+                    "each target is (group_id, host_id) or (group_id, host_id, partition_name), \
+                     got {} part(s)",
+                    parts.len()
+                ),
+            )),
+            (Some(k @ ("host" | "disk" | "database")), _) => Err(shape(k)),
+            (Some(other), _) => Err(Error::invalid_argument(
+                "kind",
+                format!("`{other}` is not one of \"host\", \"disk\", \"database\""),
+            )),
+        }
+    }
+    /// The project.
+    pub fn group_id(&self) -> &str {
+        match self {
+            Self::Host { group_id, .. }
+            | Self::Disk { group_id, .. }
+            | Self::Database { group_id, .. } => group_id,
+        }
+    }
+    /// The host.
+    pub fn host_id(&self) -> &str {
+        match self {
+            Self::Host { host_id, .. }
+            | Self::Disk { host_id, .. }
+            | Self::Database { host_id, .. } => host_id,
+        }
+    }
+    /// The partition, for disk targets.
+    pub fn partition_name(&self) -> Option<&str> {
+        match self {
+            Self::Disk { partition_name, .. } => Some(partition_name),
+            _ => None,
+        }
+    }
+    /// The database, for database targets.
+    pub fn database_name(&self) -> Option<&str> {
+        match self {
+            Self::Database { database_name, .. } => Some(database_name),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Host { group_id, host_id } => write!(f, "host {host_id} of group {group_id}"),
+            Self::Disk {
+                group_id,
+                host_id,
+                partition_name,
+            } => write!(
+                f,
+                "partition {partition_name} of host {host_id} of group {group_id}"
+            ),
+            Self::Database {
+                group_id,
+                host_id,
+                database_name,
+            } => write!(
+                f,
+                "database {database_name} of host {host_id} of group {group_id}"
+            ),
+        }
+    }
+}
 
 /// `client.measurements()`
 #[derive(Debug, Clone, Copy)]
@@ -37,10 +202,22 @@ pub fn disk_request(
     target_request(&Target::disk(group_id, host_id, partition_name), query)
 }
 
+/// `GET /groups/{group_id}/hosts/{host_id}/databases/{database_name}/measurements` with the
+/// query.
+pub fn database_request(
+    group_id: &str,
+    host_id: &str,
+    database_name: &str,
+    query: &MeasurementsQuery,
+) -> Result<Request> {
+    target_request(&Target::database(group_id, host_id, database_name), query)
+}
+
 /// The request of one target of a fleet pull (and of the single-target operations).
 ///
 /// ```
-/// use opsapi::{api::measurements::target_request, fleet::Target, Granularity, MeasurementsQuery};
+/// use opsapi::api::measurements::{target_request, Target};
+/// use opsapi::{Granularity, MeasurementsQuery};
 /// let q = MeasurementsQuery::period(Granularity::PT1H, "P30D".parse().unwrap()).metrics(["DISK_PARTITION_SPACE_USED"]);
 /// let req = target_request(&Target::disk("g", "h", "data/db"), &q).unwrap();
 /// assert_eq!(req.path, "/groups/g/hosts/h/disks/data%2Fdb/measurements");
@@ -50,11 +227,16 @@ pub fn disk_request(
 pub fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Request> {
     query.validate()?;
     let base = host_path(target.group_id(), target.host_id())?;
-    let path = match target.partition_name() {
-        None => base.lit("measurements").finish(),
-        Some(p) => base
+    let path = match target {
+        Target::Host { .. } => base.lit("measurements").finish(),
+        Target::Disk { partition_name, .. } => base
             .lit("disks")
-            .id("partition_name", p)?
+            .id("partition_name", partition_name)?
+            .lit("measurements")
+            .finish(),
+        Target::Database { database_name, .. } => base
+            .lit("databases")
+            .id("database_name", database_name)?
             .lit("measurements")
             .finish(),
     };
@@ -64,7 +246,7 @@ pub fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Requ
 impl MeasurementsApi<'_> {
     /// One target's measurements, with the body kept for [`Measurements::raw_json`].
     async fn one(&self, req: Request) -> Result<Measurements> {
-        use crate::models::Decode;
+        use crate::decode::Decode;
         let resp = self.client.execute(&req).await?;
         let mut m = Measurements::decode_at(&req.path, &resp.body)?;
         m.raw = Some(
@@ -120,6 +302,34 @@ impl MeasurementsApi<'_> {
             .await
     }
 
+    /// The measurements of one target (host, disk partition or database).
+    pub async fn target(&self, target: &Target, query: &MeasurementsQuery) -> Result<Measurements> {
+        self.one(target_request(target, query)?).await
+    }
+
+    /// Database measurements:
+    /// `GET /groups/{group_id}/hosts/{host_id}/databases/{database_name}/measurements`.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// use opsapi::{Granularity, MeasurementsQuery};
+    /// let q = MeasurementsQuery::period(Granularity::PT1H, "P30D".parse().unwrap())
+    ///     .metrics(["DATABASE_DATA_SIZE", "DATABASE_INDEX_SIZE"]);
+    /// let m = client.measurements().database("5e9f...", "a1b2...", "orders", &q).await?;
+    /// assert_eq!(m.database_name.as_deref(), Some("orders"));
+    /// # Ok(()) }
+    /// ```
+    pub async fn database(
+        &self,
+        group_id: &str,
+        host_id: &str,
+        database_name: &str,
+        query: &MeasurementsQuery,
+    ) -> Result<Measurements> {
+        self.one(database_request(group_id, host_id, database_name, query)?)
+            .await
+    }
+
     /// Measurements of many targets over one window, fetched concurrently (up to the
     /// client's `max_concurrency`), as one frame.
     ///
@@ -139,6 +349,7 @@ impl MeasurementsApi<'_> {
     /// println!("{} rows, {} failures", pulled.frame.height(), pulled.failures.len());
     /// # Ok(()) }
     /// ```
+    #[cfg(feature = "frames")]
     pub async fn fleet(
         &self,
         targets: &[Target],
@@ -164,6 +375,7 @@ impl MeasurementsApi<'_> {
     /// println!("{} rows in {} files", out.rows, out.files.len());
     /// # Ok(()) }
     /// ```
+    #[cfg(feature = "frames")]
     pub async fn fleet_to_parquet(
         &self,
         targets: &[Target],

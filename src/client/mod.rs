@@ -1,6 +1,7 @@
 //! The client and its builder: settings checked once, the per-process HTTP stack, and the
 //! base URL with its redaction rules. The pipeline that sends a request is in [`send`].
 
+mod pace;
 mod send;
 
 use std::path::PathBuf;
@@ -101,6 +102,7 @@ pub struct ClientBuilder {
     retry_backoff: Duration,
     max_retry_wait: Duration,
     max_response_bytes: u64,
+    rate_limit: Option<f64>,
 }
 
 impl ClientBuilder {
@@ -202,6 +204,22 @@ impl ClientBuilder {
         self
     }
 
+    /// An opt-in client-side limit: at most `per_second` requests per second per project
+    /// (requests under `/groups/{id}/` count for that project, the others for one shared
+    /// bucket), for servers that penalise 429s. Requests are paced, not refused: a request
+    /// waits for its slot, and that wait counts against its `timeout`. Retries take slots too.
+    ///
+    /// ```
+    /// let c = opsapi::Client::builder("https://om:8443").rate_limit(20.0).build().unwrap();
+    /// assert_eq!(c.rate_limit(), Some(20.0));
+    /// let e = opsapi::Client::builder("https://om:8443").rate_limit(0.0).build().unwrap_err();
+    /// assert!(e.to_string().contains("`rate_limit`"));
+    /// ```
+    pub fn rate_limit(mut self, per_second: f64) -> Self {
+        self.rate_limit = Some(per_second);
+        self
+    }
+
     /// Builds the client, checking every setting.
     ///
     /// ```
@@ -221,6 +239,7 @@ impl ClientBuilder {
                 config,
                 process,
                 server_version: RwLock::new(None),
+                pacer: pace::Pacer::default(),
             }),
         })
     }
@@ -266,6 +285,14 @@ impl ClientBuilder {
                 ),
             ));
         }
+        if let Some(r) = self.rate_limit {
+            if !(r.is_finite() && r > 0.0 && r <= 1e6) {
+                return Err(Error::invalid_argument(
+                    "rate_limit",
+                    format!("must be a number of requests per second above 0, not {r}"),
+                ));
+            }
+        }
         let user_agent = match self.user_agent {
             Some(ua) => {
                 check_header_text("user_agent", &ua)?;
@@ -298,6 +325,7 @@ impl ClientBuilder {
             retry_backoff: self.retry_backoff,
             max_retry_wait: self.max_retry_wait,
             max_response_bytes: self.max_response_bytes as usize,
+            rate_limit: self.rate_limit,
         })
     }
 }
@@ -367,6 +395,7 @@ struct Config {
     retry_backoff: Duration,
     max_retry_wait: Duration,
     max_response_bytes: usize,
+    rate_limit: Option<f64>,
 }
 
 /// The parts of a client that belong to one process: the connection pool (its connections
@@ -540,6 +569,7 @@ pub(crate) struct Inner {
     config: Config,
     process: RwLock<Arc<PerProcess>>,
     server_version: RwLock<Option<ServiceVersion>>,
+    pub(crate) pacer: pace::Pacer,
 }
 
 impl std::fmt::Debug for Client {
@@ -575,6 +605,7 @@ impl Client {
             retry_backoff: Duration::from_millis(250),
             max_retry_wait: Duration::from_secs(60),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES as u64,
+            rate_limit: None,
         }
     }
 
@@ -605,6 +636,11 @@ impl Client {
     /// The largest response body read.
     pub fn max_response_bytes(&self) -> usize {
         self.inner.config.max_response_bytes
+    }
+
+    /// The client-side limit in requests per second per project, if set.
+    pub fn rate_limit(&self) -> Option<f64> {
+        self.inner.config.rate_limit
     }
 
     /// The service version of the last answer that carried one.

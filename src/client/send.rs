@@ -161,6 +161,13 @@ impl Client {
             _ => None,
         };
         loop {
+            if let Some(rate) = config.rate_limit {
+                let at = self.inner.pacer.slot(&req.path, rate);
+                if at > deadline {
+                    return Err(self.timeout_error(req));
+                }
+                tokio::time::sleep_until(at).await;
+            }
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {
                 return Err(self.timeout_error(req));
@@ -484,7 +491,7 @@ impl Client {
     }
 
     /// Sends a request and decodes the answer (a model or measurements).
-    pub(crate) async fn send_decoded<T: crate::models::Decode>(&self, req: Request) -> Result<T> {
+    pub(crate) async fn send_decoded<T: crate::decode::Decode>(&self, req: Request) -> Result<T> {
         let resp = self.execute(&req).await?;
         T::decode_at(&req.path, &resp.body)
     }

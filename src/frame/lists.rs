@@ -5,7 +5,7 @@ use polars::prelude::*;
 
 use super::polars_err;
 use crate::error::Result;
-use crate::models::{Alert, Event, Host};
+use crate::models::{self, Alert, Event, Host};
 
 // ---------------------------------------------------------------------------------------
 // Frames of lists.
@@ -53,154 +53,113 @@ impl Cols {
     }
 }
 
-/// One row per alert: snake_case columns, `current_value` flattened, timestamps as
-/// `Datetime(ms, UTC)`.
+/// How one field of a model becomes columns of its list frame: a scalar one column, a nested
+/// object one column per part (`current_value` → `current_value_number`,
+/// `current_value_units`), a list or free-form JSON none.
+pub(crate) trait FrameColumn {
+    /// Adds the columns of this field, named after `name`, one value per item.
+    fn add(c: &mut Cols, name: &str, values: &[&Self]);
+}
+
+macro_rules! scalar_column {
+    ($ty:ty, $method:ident, |$v:ident| $conv:expr) => {
+        impl FrameColumn for Option<$ty> {
+            fn add(c: &mut Cols, name: &str, values: &[&Self]) {
+                c.$method(name, values.iter().map(|$v| $conv));
+            }
+        }
+    };
+}
+scalar_column!(String, str, |v| v.as_deref());
+scalar_column!(i64, i64, |v| **v);
+scalar_column!(f64, f64, |v| **v);
+scalar_column!(bool, bool, |v| **v);
+scalar_column!(DateTime<Utc>, time, |v| **v);
+scalar_column!(models::AlertStatus, str, |v| v.as_ref().map(|s| s.as_str()));
+scalar_column!(models::HostType, str, |v| v.as_ref().map(|s| s.as_str()));
+scalar_column!(models::ReplicaState, str, |v| v
+    .as_ref()
+    .map(|s| s.as_str()));
+
+macro_rules! no_column {
+    ($($ty:ty),*) => {
+        $(impl FrameColumn for $ty {
+            fn add(_: &mut Cols, _: &str, _: &[&Self]) {}
+        })*
+    };
+}
+no_column!(
+    Option<Vec<String>>,
+    Option<Vec<models::Link>>,
+    Option<serde_json::Value>,
+    Option<Vec<serde_json::Value>>,
+    Option<Vec<models::EventDiff>>
+);
+
+/// A nested object's columns: its own fields, each named `<field>_<part>`.
+macro_rules! part_columns {
+    (
+        ()
+        $(#[$meta:meta])* $name:ident {}
+        { $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),* $(,)? }
+    ) => {
+        impl FrameColumn for Option<models::$name> {
+            fn add(c: &mut Cols, name: &str, values: &[&Self]) {
+                $(
+                    let parts: Vec<&$ty> = values
+                        .iter()
+                        .map(|v| v.as_ref().map_or(&None, |p| &p.$field))
+                        .collect();
+                    FrameColumn::add(c, &format!("{name}_{}", stringify!($field)), &parts);
+                )*
+            }
+        }
+    };
+}
+models::current_value_fields!(part_columns);
+models::system_info_fields!(part_columns);
+
+/// A model with a list frame: one row per item, one or more columns per field, in the order
+/// the fields are declared.
+pub(crate) trait ListFrame: Sized {
+    /// The frame of `items`.
+    fn frame(items: &[Self]) -> Result<DataFrame>;
+}
+
+macro_rules! list_frame {
+    (
+        ()
+        $(#[$meta:meta])* $name:ident { $($opts:tt)* }
+        { $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),* $(,)? }
+    ) => {
+        impl ListFrame for models::$name {
+            fn frame(items: &[Self]) -> Result<DataFrame> {
+                let mut c = Cols::new(items.len());
+                $(
+                    let values: Vec<&$ty> = items.iter().map(|m| &m.$field).collect();
+                    FrameColumn::add(&mut c, stringify!($field), &values);
+                )*
+                c.finish()
+            }
+        }
+    };
+}
+models::alert_fields!(list_frame);
+models::host_fields!(list_frame);
+models::event_fields!(list_frame);
+
+/// One row per alert: every field but lists and links, `current_value` flattened, timestamps
+/// as `Datetime(ms, UTC)`.
 pub fn alerts_frame(alerts: &[Alert]) -> Result<DataFrame> {
-    let mut c = Cols::new(alerts.len());
-    macro_rules! s {
-        ($name:literal, $f:ident) => {
-            c.str($name, alerts.iter().map(|a| a.$f.as_deref()))
-        };
-    }
-    s!("id", id);
-    s!("group_id", group_id);
-    s!("alert_config_id", alert_config_id);
-    s!("type_name", type_name);
-    s!("event_type_name", event_type_name);
-    c.str(
-        "status",
-        alerts.iter().map(|a| a.status.as_ref().map(|s| s.as_str())),
-    );
-    c.time("created", alerts.iter().map(|a| a.created));
-    c.time("updated", alerts.iter().map(|a| a.updated));
-    c.time("resolved", alerts.iter().map(|a| a.resolved));
-    c.time("last_notified", alerts.iter().map(|a| a.last_notified));
-    c.time(
-        "acknowledged_until",
-        alerts.iter().map(|a| a.acknowledged_until),
-    );
-    s!("acknowledgement_comment", acknowledgement_comment);
-    s!("acknowledging_username", acknowledging_username);
-    s!("metric_name", metric_name);
-    c.f64(
-        "current_value_number",
-        alerts
-            .iter()
-            .map(|a| a.current_value.as_ref().and_then(|v| v.number)),
-    );
-    c.str(
-        "current_value_units",
-        alerts
-            .iter()
-            .map(|a| a.current_value.as_ref().and_then(|v| v.units.as_deref())),
-    );
-    s!("host_id", host_id);
-    s!("hostname_and_port", hostname_and_port);
-    s!("replica_set_name", replica_set_name);
-    s!("cluster_id", cluster_id);
-    s!("cluster_name", cluster_name);
-    s!("source_type_name", source_type_name);
-    c.finish()
+    Alert::frame(alerts)
 }
 
-/// One row per host.
+/// One row per host: every field but lists and links, `system_info` flattened.
 pub fn hosts_frame(hosts: &[Host]) -> Result<DataFrame> {
-    let mut c = Cols::new(hosts.len());
-    macro_rules! s {
-        ($name:literal, $f:ident) => {
-            c.str($name, hosts.iter().map(|h| h.$f.as_deref()))
-        };
-    }
-    s!("id", id);
-    s!("group_id", group_id);
-    s!("hostname", hostname);
-    c.i64("port", hosts.iter().map(|h| h.port));
-    c.str(
-        "type_name",
-        hosts
-            .iter()
-            .map(|h| h.type_name.as_ref().map(|t| t.as_str())),
-    );
-    s!("replica_set_name", replica_set_name);
-    c.str(
-        "replica_state_name",
-        hosts
-            .iter()
-            .map(|h| h.replica_state_name.as_ref().map(|t| t.as_str())),
-    );
-    s!("shard_name", shard_name);
-    s!("cluster_id", cluster_id);
-    s!("version", version);
-    s!("ip_address", ip_address);
-    c.time("created", hosts.iter().map(|h| h.created));
-    c.time("last_ping", hosts.iter().map(|h| h.last_ping));
-    c.time("last_restart", hosts.iter().map(|h| h.last_restart));
-    c.i64("uptime_msec", hosts.iter().map(|h| h.uptime_msec));
-    c.i64(
-        "last_data_size_bytes",
-        hosts.iter().map(|h| h.last_data_size_bytes),
-    );
-    c.i64(
-        "last_index_size_bytes",
-        hosts.iter().map(|h| h.last_index_size_bytes),
-    );
-    c.i64(
-        "system_info_mem_size_mb",
-        hosts
-            .iter()
-            .map(|h| h.system_info.as_ref().and_then(|s| s.mem_size_mb)),
-    );
-    c.i64(
-        "system_info_num_cores",
-        hosts
-            .iter()
-            .map(|h| h.system_info.as_ref().and_then(|s| s.num_cores)),
-    );
-    c.bool("alerts_enabled", hosts.iter().map(|h| h.alerts_enabled));
-    c.bool("host_enabled", hosts.iter().map(|h| h.host_enabled));
-    c.bool("hidden", hosts.iter().map(|h| h.hidden));
-    c.bool("ssl_enabled", hosts.iter().map(|h| h.ssl_enabled));
-    c.bool(
-        "journaling_enabled",
-        hosts.iter().map(|h| h.journaling_enabled),
-    );
-    c.finish()
+    Host::frame(hosts)
 }
 
-/// One row per event.
+/// One row per event: every field but `diffs`, `raw` and links, `current_value` flattened.
 pub fn events_frame(events: &[Event]) -> Result<DataFrame> {
-    let mut c = Cols::new(events.len());
-    macro_rules! s {
-        ($name:literal, $f:ident) => {
-            c.str($name, events.iter().map(|e| e.$f.as_deref()))
-        };
-    }
-    s!("id", id);
-    s!("group_id", group_id);
-    s!("event_type_name", event_type_name);
-    c.time("created", events.iter().map(|e| e.created));
-    s!("host_id", host_id);
-    s!("hostname", hostname);
-    c.i64("port", events.iter().map(|e| e.port));
-    s!("replica_set_name", replica_set_name);
-    s!("cluster_name", cluster_name);
-    s!("alert_id", alert_id);
-    s!("alert_config_id", alert_config_id);
-    s!("metric_name", metric_name);
-    c.f64(
-        "current_value_number",
-        events
-            .iter()
-            .map(|e| e.current_value.as_ref().and_then(|v| v.number)),
-    );
-    c.str(
-        "current_value_units",
-        events
-            .iter()
-            .map(|e| e.current_value.as_ref().and_then(|v| v.units.as_deref())),
-    );
-    s!("username", username);
-    s!("public_key", public_key);
-    s!("remote_address", remote_address);
-    c.finish()
+    Event::frame(events)
 }

@@ -36,11 +36,12 @@ fn long_frame_of(results: &[&Measurements]) -> Result<DataFrame> {
         .collect();
     let height: usize = runs.iter().map(|r| r.series.len()).sum();
     type Key = for<'r> fn(&Run<'r>) -> Option<&'r str>;
-    let keys: [(&str, Key); 6] = [
+    let keys: [(&str, Key); 7] = [
         ("group_id", |r| r.result.group_id.as_deref()),
         ("host_id", |r| r.result.host_id.as_deref()),
         ("process_id", |r| r.result.process_id.as_deref()),
         ("partition_name", |r| r.result.partition_name.as_deref()),
+        ("database_name", |r| r.result.database_name.as_deref()),
         ("measurement", |r| Some(r.series.name.as_str())),
         ("units", |r| r.series.units.as_deref()),
     ];
@@ -51,7 +52,7 @@ fn long_frame_of(results: &[&Measurements]) -> Result<DataFrame> {
             .collect()
     };
     let second_half = || {
-        let mut columns = strings(3..6);
+        let mut columns = strings(3..7);
         columns.extend(number_columns(&runs, height));
         columns
     };

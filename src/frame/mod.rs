@@ -1,7 +1,7 @@
 //! Polars DataFrames: measurements (long and wide), and frames of lists.
 //!
 //! Long shape: one row per data point, columns `group_id, host_id, process_id,
-//! partition_name, measurement, units, timestamp, value`. Wide shape: key columns then one
+//! partition_name, database_name, measurement, units, timestamp, value`. Wide shape: key columns then one
 //! Float64 column per measurement, sorted by key. A `null` data point stays null: never NaN,
 //! 0, or dropped. Timestamps are `Datetime(ms, UTC)`.
 
@@ -49,11 +49,12 @@ impl std::str::FromStr for Shape {
 }
 
 /// The column names of the long shape, in order.
-pub const LONG_COLUMNS: [&str; 8] = [
+pub const LONG_COLUMNS: [&str; 9] = [
     "group_id",
     "host_id",
     "process_id",
     "partition_name",
+    "database_name",
     "measurement",
     "units",
     "timestamp",

@@ -81,14 +81,24 @@ pub fn wide_frame(m: &Measurements) -> Result<DataFrame> {
     DataFrame::new(height, columns).map_err(polars_err)
 }
 
-/// The wide frame of many results: `group_id, host_id, partition_name, timestamp`, then one
+/// The key columns of a wide fleet frame, in order.
+const WIDE_KEYS: [&str; 5] = [
+    "group_id",
+    "host_id",
+    "partition_name",
+    "database_name",
+    "timestamp",
+];
+
+/// The wide frame of many results: `group_id, host_id, partition_name, database_name,
+/// timestamp`, then one
 /// column per measurement (in order of first appearance), sorted by key.
 pub fn wide_fleet_frame<'a>(
     results: impl IntoIterator<Item = &'a Measurements>,
 ) -> Result<DataFrame> {
     let mut names: Vec<String> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut keys: [Vec<Option<String>>; 3] = Default::default();
+    let mut keys: [Vec<Option<String>>; 4] = Default::default();
     let mut ts_all: Vec<i64> = Vec::new();
     let mut cols: Vec<Vec<Option<f64>>> = Vec::new();
     for m in results {
@@ -106,16 +116,16 @@ pub fn wide_fleet_frame<'a>(
         for c in &mut cols {
             c.resize(before + n, None);
         }
-        for (k, v) in keys
-            .iter_mut()
-            .zip([&m.group_id, &m.host_id, &m.partition_name])
+        for (k, v) in
+            keys.iter_mut()
+                .zip([&m.group_id, &m.host_id, &m.partition_name, &m.database_name])
         {
             k.extend(std::iter::repeat_n(v.clone(), n));
         }
         ts_all.extend(timestamps);
     }
     let height = ts_all.len();
-    let mut columns: Vec<Column> = ["group_id", "host_id", "partition_name"]
+    let mut columns: Vec<Column> = WIDE_KEYS[..4]
         .iter()
         .zip(&keys)
         .map(|(name, k)| {
@@ -134,7 +144,7 @@ pub fn wide_fleet_frame<'a>(
     }
     let df = DataFrame::new(height, columns).map_err(polars_err)?;
     df.sort(
-        ["group_id", "host_id", "partition_name", "timestamp"],
+        WIDE_KEYS,
         SortMultipleOptions::default().with_maintain_order(true),
     )
     .map_err(polars_err)

@@ -1,10 +1,9 @@
 //! Alerts: global alerts, project alerts, and alert configurations.
+//!
+//! Each model's fields are declared once, in its `<model>_fields!` list: the struct here, its
+//! Python class and its list frame's columns are made from that list.
 
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-use super::{raw_model, string_enum, Link};
+use super::{declare_model, declare_part, string_enum};
 
 string_enum! {
     /// The status of an alert.
@@ -20,121 +19,139 @@ string_enum! {
     }
 }
 
-/// The current value of the metric that triggered an alert.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct CurrentValue {
-    /// The value.
-    pub number: Option<f64>,
-    /// Its units (`RAW`, `BYTES`, `MILLISECONDS`, ...).
-    pub units: Option<String>,
+/// The fields of [`CurrentValue`], declared once.
+macro_rules! current_value_fields {
+    ($then:ident $($args:tt)*) => {
+        $then! {
+            ($($args)*)
+            /// The current value of the metric that triggered an alert.
+            #[serde(default, rename_all = "camelCase")]
+            CurrentValue {} {
+                /// The value.
+                number: Option<f64>,
+                /// Its units (`RAW`, `BYTES`, `MILLISECONDS`, ...).
+                units: Option<String>,
+            }
+        }
+    };
 }
+pub(crate) use current_value_fields;
+current_value_fields!(declare_part);
 
-/// An alert: a global alert (`/globalAlerts`) or a project alert (`/groups/{g}/alerts`,
-/// `/groups/{g}/alertConfigs/{c}/alerts`). Both have the same fields.
-///
-/// ```
-/// let alert: opsapi::Alert = opsapi::decode_model(br#"{"id":"a1","status":"OPEN","created":"2014-04-22T15:57:13.562Z","currentValue":{"number":0.0,"units":"RAW"},"brandNew":1}"#).unwrap();
-/// assert_eq!(alert.status, Some(opsapi::AlertStatus::Open));
-/// assert_eq!(alert.current_value.as_ref().unwrap().units.as_deref(), Some("RAW"));
-/// // Fields this library does not know are kept.
-/// assert_eq!(alert.raw()["brandNew"], 1);
-/// # use opsapi::Model;
-/// ```
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct Alert {
-    /// `id`
-    pub id: Option<String>,
-    /// `groupId`: the project.
-    pub group_id: Option<String>,
-    /// `alertConfigId`: the configuration that triggered the alert.
-    pub alert_config_id: Option<String>,
-    /// `typeName` (`AGENT`, `BACKUP`, `HOST_METRIC`, ...).
-    pub type_name: Option<String>,
-    /// `eventTypeName` (`OUTSIDE_METRIC_THRESHOLD`, ...).
-    pub event_type_name: Option<String>,
-    /// `status`
-    pub status: Option<AlertStatus>,
-    /// `acknowledgedUntil`: the alert is acknowledged until this time.
-    #[serde(with = "super::time::opt_datetime")]
-    pub acknowledged_until: Option<DateTime<Utc>>,
-    /// `acknowledgementComment`
-    pub acknowledgement_comment: Option<String>,
-    /// `acknowledgingUsername`
-    pub acknowledging_username: Option<String>,
-    /// `created`
-    #[serde(with = "super::time::opt_datetime")]
-    pub created: Option<DateTime<Utc>>,
-    /// `updated`
-    #[serde(with = "super::time::opt_datetime")]
-    pub updated: Option<DateTime<Utc>>,
-    /// `resolved`: when a closed alert was resolved.
-    #[serde(with = "super::time::opt_datetime")]
-    pub resolved: Option<DateTime<Utc>>,
-    /// `lastNotified`
-    #[serde(with = "super::time::opt_datetime")]
-    pub last_notified: Option<DateTime<Utc>>,
-    /// `currentValue`: the metric value at the last check.
-    pub current_value: Option<CurrentValue>,
-    /// `metricName` (`ASSERT_REGULAR`, ...).
-    pub metric_name: Option<String>,
-    /// `hostId`
-    pub host_id: Option<String>,
-    /// `hostnameAndPort`
-    pub hostname_and_port: Option<String>,
-    /// `replicaSetName`
-    pub replica_set_name: Option<String>,
-    /// `clusterId`
-    pub cluster_id: Option<String>,
-    /// `clusterName`
-    pub cluster_name: Option<String>,
-    /// `sourceTypeName` (`REPLICA_SET`, `SHARDED_CLUSTER`, ...).
-    pub source_type_name: Option<String>,
-    /// `tags`
-    pub tags: Option<Vec<String>>,
-    /// `links`
-    pub links: Option<Vec<Link>>,
-    #[serde(skip)]
-    raw: super::RawJson,
+/// The fields of [`Alert`], declared once. Their order is the order of the list frame's
+/// columns.
+macro_rules! alert_fields {
+    ($then:ident $($args:tt)*) => {
+        $then! {
+            ($($args)*)
+            /// An alert: a global alert (`/globalAlerts`) or a project alert
+            /// (`/groups/{g}/alerts`, `/groups/{g}/alertConfigs/{c}/alerts`). Both have the
+            /// same fields.
+            ///
+            /// ```
+            /// let alert: opsapi::Alert = opsapi::decode_model(br#"{"id":"a1","status":"OPEN","created":"2014-04-22T15:57:13.562Z","currentValue":{"number":0.0,"units":"RAW"},"brandNew":1}"#).unwrap();
+            /// assert_eq!(alert.status, Some(opsapi::AlertStatus::Open));
+            /// assert_eq!(alert.current_value.as_ref().unwrap().units.as_deref(), Some("RAW"));
+            /// // Fields this library does not know are kept.
+            /// assert_eq!(alert.raw()["brandNew"], 1);
+            /// # use opsapi::Model;
+            /// ```
+            Alert { raw: raw, id: id, repr: [id, event_type_name, status, created] } {
+                /// `id`
+                id: Option<String>,
+                /// `groupId`: the project.
+                group_id: Option<String>,
+                /// `alertConfigId`: the configuration that triggered the alert.
+                alert_config_id: Option<String>,
+                /// `typeName` (`AGENT`, `BACKUP`, `HOST_METRIC`, ...).
+                type_name: Option<String>,
+                /// `eventTypeName` (`OUTSIDE_METRIC_THRESHOLD`, ...).
+                event_type_name: Option<String>,
+                /// `status`
+                status: Option<$crate::models::AlertStatus>,
+                /// `created`
+                #[serde(with = "crate::models::time::opt_datetime")]
+                created: Option<chrono::DateTime<chrono::Utc>>,
+                /// `updated`
+                #[serde(with = "crate::models::time::opt_datetime")]
+                updated: Option<chrono::DateTime<chrono::Utc>>,
+                /// `resolved`: when a closed alert was resolved.
+                #[serde(with = "crate::models::time::opt_datetime")]
+                resolved: Option<chrono::DateTime<chrono::Utc>>,
+                /// `lastNotified`
+                #[serde(with = "crate::models::time::opt_datetime")]
+                last_notified: Option<chrono::DateTime<chrono::Utc>>,
+                /// `acknowledgedUntil`: the alert is acknowledged until this time.
+                #[serde(with = "crate::models::time::opt_datetime")]
+                acknowledged_until: Option<chrono::DateTime<chrono::Utc>>,
+                /// `acknowledgementComment`
+                acknowledgement_comment: Option<String>,
+                /// `acknowledgingUsername`
+                acknowledging_username: Option<String>,
+                /// `metricName` (`ASSERT_REGULAR`, ...).
+                metric_name: Option<String>,
+                /// `currentValue`: the metric value at the last check.
+                current_value: Option<$crate::models::CurrentValue>,
+                /// `hostId`
+                host_id: Option<String>,
+                /// `hostnameAndPort`
+                hostname_and_port: Option<String>,
+                /// `replicaSetName`
+                replica_set_name: Option<String>,
+                /// `clusterId`
+                cluster_id: Option<String>,
+                /// `clusterName`
+                cluster_name: Option<String>,
+                /// `sourceTypeName` (`REPLICA_SET`, `SHARDED_CLUSTER`, ...).
+                source_type_name: Option<String>,
+                /// `tags`
+                tags: Option<Vec<String>>,
+                /// `links`
+                links: Option<Vec<$crate::models::Link>>,
+            }
+        }
+    };
 }
-raw_model!(Alert, raw, id: id);
+pub(crate) use alert_fields;
+alert_fields!(declare_model);
 
 /// A global alert: the same fields as [`Alert`].
 pub type GlobalAlert = Alert;
 
-/// An alert configuration of a project (`/groups/{g}/alertConfigs`).
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct AlertConfig {
-    /// `id`
-    pub id: Option<String>,
-    /// `groupId`
-    pub group_id: Option<String>,
-    /// `eventTypeName`
-    pub event_type_name: Option<String>,
-    /// `typeName`
-    pub type_name: Option<String>,
-    /// `enabled`
-    pub enabled: Option<bool>,
-    /// `created`
-    #[serde(with = "super::time::opt_datetime")]
-    pub created: Option<DateTime<Utc>>,
-    /// `updated`
-    #[serde(with = "super::time::opt_datetime")]
-    pub updated: Option<DateTime<Utc>>,
-    /// `matchers`: as sent.
-    pub matchers: Option<Vec<Value>>,
-    /// `metricThreshold`: as sent.
-    pub metric_threshold: Option<Value>,
-    /// `notifications`: as sent.
-    pub notifications: Option<Vec<Value>>,
-    /// `links`
-    pub links: Option<Vec<Link>>,
-    #[serde(skip)]
-    raw: super::RawJson,
+/// The fields of [`AlertConfig`], declared once.
+macro_rules! alert_config_fields {
+    ($then:ident $($args:tt)*) => {
+        $then! {
+            ($($args)*)
+            /// An alert configuration of a project (`/groups/{g}/alertConfigs`).
+            AlertConfig { raw: raw, id: id, repr: [id, event_type_name, enabled] } {
+                /// `id`
+                id: Option<String>,
+                /// `groupId`
+                group_id: Option<String>,
+                /// `eventTypeName`
+                event_type_name: Option<String>,
+                /// `typeName`
+                type_name: Option<String>,
+                /// `enabled`
+                enabled: Option<bool>,
+                /// `created`
+                #[serde(with = "crate::models::time::opt_datetime")]
+                created: Option<chrono::DateTime<chrono::Utc>>,
+                /// `updated`
+                #[serde(with = "crate::models::time::opt_datetime")]
+                updated: Option<chrono::DateTime<chrono::Utc>>,
+                /// `matchers`: as sent.
+                matchers: Option<Vec<serde_json::Value>>,
+                /// `metricThreshold`: as sent.
+                metric_threshold: Option<serde_json::Value>,
+                /// `notifications`: as sent.
+                notifications: Option<Vec<serde_json::Value>>,
+                /// `links`
+                links: Option<Vec<$crate::models::Link>>,
+            }
+        }
+    };
 }
-raw_model!(AlertConfig, raw, id: id);
+pub(crate) use alert_config_fields;
+alert_config_fields!(declare_model);

@@ -1,110 +1,125 @@
-//! Project events.
+//! Project events. Each model's fields are declared once, in its `<model>_fields!` list.
 
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use super::{declare_model, declare_part};
 
-use super::{alert::CurrentValue, raw_model, Link};
-
-/// One changed parameter of an [`EventDiff`].
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
-#[non_exhaustive]
-pub struct EventDiffParam {
-    /// `display`: a human label.
-    pub display: Option<String>,
-    /// `new`: the value after the change.
-    pub new: Option<Value>,
-    /// `old`: the value before the change.
-    pub old: Option<Value>,
-    /// `param`: the parameter.
-    pub param: Option<String>,
+/// The fields of [`EventDiffParam`], declared once.
+macro_rules! event_diff_param_fields {
+    ($then:ident $($args:tt)*) => {
+        $then! {
+            ($($args)*)
+            /// One changed parameter of an [`EventDiff`](crate::EventDiff).
+            #[serde(default)]
+            EventDiffParam {} {
+                /// `display`: a human label.
+                display: Option<String>,
+                /// `new`: the value after the change.
+                new: Option<serde_json::Value>,
+                /// `old`: the value before the change.
+                old: Option<serde_json::Value>,
+                /// `param`: the parameter.
+                param: Option<String>,
+            }
+        }
+    };
 }
+pub(crate) use event_diff_param_fields;
+event_diff_param_fields!(declare_part);
 
-/// A change recorded by an event (`diffs[]`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
-#[non_exhaustive]
-pub struct EventDiff {
-    /// `id`
-    pub id: Option<String>,
-    /// `name`
-    pub name: Option<String>,
-    /// `params`
-    pub params: Option<Vec<EventDiffParam>>,
-    /// `privileges`
-    pub privileges: Option<Vec<Value>>,
-    /// `roles`
-    pub roles: Option<Vec<Value>>,
-    /// `status` (`MODIFIED`, `NEW`, `REMOVED`, ...).
-    pub status: Option<String>,
-    /// `type` (`ROLES`, `USERS`, ...).
-    #[serde(rename = "type")]
-    pub diff_type: Option<String>,
+/// The fields of [`EventDiff`], declared once.
+macro_rules! event_diff_fields {
+    ($then:ident $($args:tt)*) => {
+        $then! {
+            ($($args)*)
+            /// A change recorded by an event (`diffs[]`).
+            #[serde(default)]
+            EventDiff {} {
+                /// `id`
+                id: Option<String>,
+                /// `name`
+                name: Option<String>,
+                /// `params`
+                params: Option<Vec<$crate::models::EventDiffParam>>,
+                /// `privileges`
+                privileges: Option<Vec<serde_json::Value>>,
+                /// `roles`
+                roles: Option<Vec<serde_json::Value>>,
+                /// `status` (`MODIFIED`, `NEW`, `REMOVED`, ...).
+                status: Option<String>,
+                /// `type` (`ROLES`, `USERS`, ...).
+                #[serde(rename = "type")]
+                diff_type: Option<String>,
+            }
+        }
+    };
 }
+pub(crate) use event_diff_fields;
+event_diff_fields!(declare_part);
 
-/// A project event (`/groups/{g}/events/{e}`).
-///
-/// ```
-/// let e: opsapi::Event = opsapi::decode_model(br#"{"id":"e1","created":"2020-07-13T21:28:37Z","diffs":[{"id":"admin@admin","name":null,"status":"MODIFIED","type":"ROLES"}]}"#).unwrap();
-/// assert_eq!(e.diffs.unwrap()[0].diff_type.as_deref(), Some("ROLES"));
-/// ```
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct Event {
-    /// `id`
-    pub id: Option<String>,
-    /// `groupId`
-    pub group_id: Option<String>,
-    /// `orgId`
-    pub org_id: Option<String>,
-    /// `eventTypeName`
-    pub event_type_name: Option<String>,
-    /// `created`
-    #[serde(with = "super::time::opt_datetime")]
-    pub created: Option<DateTime<Utc>>,
-    /// `hostId`
-    pub host_id: Option<String>,
-    /// `hostname`
-    pub hostname: Option<String>,
-    /// `port`
-    pub port: Option<i64>,
-    /// `replicaSetName`
-    pub replica_set_name: Option<String>,
-    /// `shardName`
-    pub shard_name: Option<String>,
-    /// `clusterId`
-    pub cluster_id: Option<String>,
-    /// `clusterName`
-    pub cluster_name: Option<String>,
-    /// `alertId`
-    pub alert_id: Option<String>,
-    /// `alertConfigId`
-    pub alert_config_id: Option<String>,
-    /// `metricName`
-    pub metric_name: Option<String>,
-    /// `currentValue`
-    pub current_value: Option<CurrentValue>,
-    /// `userId`
-    pub user_id: Option<String>,
-    /// `username`
-    pub username: Option<String>,
-    /// `publicKey`: the API key that caused the event, if any.
-    pub public_key: Option<String>,
-    /// `remoteAddress`
-    pub remote_address: Option<String>,
-    /// `isGlobalAdmin`
-    pub is_global_admin: Option<bool>,
-    /// `diffs`
-    pub diffs: Option<Vec<EventDiff>>,
-    /// `raw`: the raw document, with `includeRaw=true`.
-    pub raw: Option<Value>,
-    /// `links`
-    pub links: Option<Vec<Link>>,
-    #[serde(skip)]
-    #[doc(hidden)]
-    raw_object: super::RawJson,
+/// The fields of [`Event`], declared once. Their order is the order of the list frame's
+/// columns.
+macro_rules! event_fields {
+    ($then:ident $($args:tt)*) => {
+        $then! {
+            ($($args)*)
+            /// A project event (`/groups/{g}/events/{e}`).
+            ///
+            /// ```
+            /// let e: opsapi::Event = opsapi::decode_model(br#"{"id":"e1","created":"2020-07-13T21:28:37Z","diffs":[{"id":"admin@admin","name":null,"status":"MODIFIED","type":"ROLES"}]}"#).unwrap();
+            /// assert_eq!(e.diffs.unwrap()[0].diff_type.as_deref(), Some("ROLES"));
+            /// ```
+            Event { raw: raw_object, id: id, repr: [id, event_type_name, created] } {
+                /// `id`
+                id: Option<String>,
+                /// `groupId`
+                group_id: Option<String>,
+                /// `eventTypeName`
+                event_type_name: Option<String>,
+                /// `created`
+                #[serde(with = "crate::models::time::opt_datetime")]
+                created: Option<chrono::DateTime<chrono::Utc>>,
+                /// `hostId`
+                host_id: Option<String>,
+                /// `hostname`
+                hostname: Option<String>,
+                /// `port`
+                port: Option<i64>,
+                /// `replicaSetName`
+                replica_set_name: Option<String>,
+                /// `clusterName`
+                cluster_name: Option<String>,
+                /// `alertId`
+                alert_id: Option<String>,
+                /// `alertConfigId`
+                alert_config_id: Option<String>,
+                /// `metricName`
+                metric_name: Option<String>,
+                /// `currentValue`
+                current_value: Option<$crate::models::CurrentValue>,
+                /// `username`
+                username: Option<String>,
+                /// `publicKey`: the API key that caused the event, if any.
+                public_key: Option<String>,
+                /// `remoteAddress`
+                remote_address: Option<String>,
+                /// `orgId`
+                org_id: Option<String>,
+                /// `shardName`
+                shard_name: Option<String>,
+                /// `clusterId`
+                cluster_id: Option<String>,
+                /// `userId`
+                user_id: Option<String>,
+                /// `isGlobalAdmin`
+                is_global_admin: Option<bool>,
+                /// `diffs`
+                diffs: Option<Vec<$crate::models::EventDiff>>,
+                /// `raw`: the raw document, with `includeRaw=true`.
+                raw: Option<serde_json::Value>,
+                /// `links`
+                links: Option<Vec<$crate::models::Link>>,
+            }
+        }
+    };
 }
-
-raw_model!(Event, raw_object, id: id);
+pub(crate) use event_fields;
+event_fields!(declare_model);

@@ -1,74 +1,88 @@
-//! Projects, disk partitions and access-list entries.
+//! Projects, disk partitions, databases and access-list entries. Each model's fields are declared once,
+//! in its `<model>_fields!` list.
 
-use chrono::{DateTime, Utc};
-use serde::Deserialize;
-use serde_json::Value;
+use super::declare_model;
 
-use super::{raw_model, Link};
-
-/// A project (`/groups`); the API calls projects groups.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct Group {
-    /// `id`
-    pub id: Option<String>,
-    /// `name`
-    pub name: Option<String>,
-    /// `orgId`
-    pub org_id: Option<String>,
-    /// `activeAgentCount`
-    pub active_agent_count: Option<i64>,
-    /// `replicaSetCount`
-    pub replica_set_count: Option<i64>,
-    /// `shardCount`
-    pub shard_count: Option<i64>,
-    /// `lastActiveAgent`
-    #[serde(with = "super::time::opt_datetime")]
-    pub last_active_agent: Option<DateTime<Utc>>,
-    /// `hostCounts`: as sent.
-    pub host_counts: Option<Value>,
-    /// `tags`
-    pub tags: Option<Vec<String>>,
-    /// `links`
-    pub links: Option<Vec<Link>>,
-    #[serde(skip)]
-    raw: super::RawJson,
+/// The fields of [`Group`], declared once.
+macro_rules! group_fields {
+    ($then:ident $($args:tt)*) => {
+        $then! {
+            ($($args)*)
+            /// A project (the API's group).
+            Group { raw: raw, id: id, repr: [id, name] } {
+                /// `id`
+                id: Option<String>,
+                /// `name`
+                name: Option<String>,
+                /// `orgId`
+                org_id: Option<String>,
+                /// `activeAgentCount`
+                active_agent_count: Option<i64>,
+                /// `replicaSetCount`
+                replica_set_count: Option<i64>,
+                /// `shardCount`
+                shard_count: Option<i64>,
+                /// `lastActiveAgent`
+                #[serde(with = "crate::models::time::opt_datetime")]
+                last_active_agent: Option<chrono::DateTime<chrono::Utc>>,
+                /// `hostCounts`: as sent.
+                host_counts: Option<serde_json::Value>,
+                /// `tags`
+                tags: Option<Vec<String>>,
+                /// `links`
+                links: Option<Vec<$crate::models::Link>>,
+            }
+        }
+    };
 }
-raw_model!(Group, raw, id: id);
+pub(crate) use group_fields;
+group_fields!(declare_model);
 
-/// A disk partition of a host (`/groups/{g}/hosts/{h}/disks`).
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct Partition {
-    /// `partitionName`
-    pub partition_name: Option<String>,
-    /// `links`
-    pub links: Option<Vec<Link>>,
-    #[serde(skip)]
-    raw: super::RawJson,
+declare_model! {
+    ()
+    /// A disk partition of a host (`/groups/{g}/hosts/{h}/disks`). Not a Python class: the
+    /// Python face returns the names.
+    Partition { raw: raw, id: partition_name } {
+        /// `partitionName`
+        partition_name: Option<String>,
+        /// `links`
+        links: Option<Vec<super::Link>>,
+    }
 }
 
-raw_model!(Partition, raw, id: partition_name);
-
-/// An entry of the global API access list (`/admin/accessList`).
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct AccessListEntry {
-    /// `id`
-    pub id: Option<String>,
-    /// `cidrBlock`
-    pub cidr_block: Option<String>,
-    /// `description`
-    pub description: Option<String>,
-    /// `created`
-    #[serde(with = "super::time::opt_datetime")]
-    pub created: Option<DateTime<Utc>>,
-    /// `links`
-    pub links: Option<Vec<Link>>,
-    #[serde(skip)]
-    raw: super::RawJson,
+declare_model! {
+    ()
+    /// A database of a host (`/groups/{g}/hosts/{h}/databases`). Not a Python class: the
+    /// Python face returns the names.
+    Database { raw: raw, id: database_name } {
+        /// `databaseName`
+        database_name: Option<String>,
+        /// `links`
+        links: Option<Vec<super::Link>>,
+    }
 }
-raw_model!(AccessListEntry, raw, id: id);
+
+/// The fields of [`AccessListEntry`], declared once.
+macro_rules! access_list_entry_fields {
+    ($then:ident $($args:tt)*) => {
+        $then! {
+            ($($args)*)
+            /// An entry of the global API access list (`/admin/accessList`).
+            AccessListEntry { raw: raw, id: id, repr: [id, cidr_block] } {
+                /// `id`
+                id: Option<String>,
+                /// `cidrBlock`
+                cidr_block: Option<String>,
+                /// `description`
+                description: Option<String>,
+                /// `created`
+                #[serde(with = "crate::models::time::opt_datetime")]
+                created: Option<chrono::DateTime<chrono::Utc>>,
+                /// `links`
+                links: Option<Vec<$crate::models::Link>>,
+            }
+        }
+    };
+}
+pub(crate) use access_list_entry_fields;
+access_list_entry_fields!(declare_model);

@@ -1,9 +1,7 @@
-//! Hosts (monitored MongoDB processes).
+//! Hosts (monitored MongoDB processes). Each model's fields are declared once, in its
+//! `<model>_fields!` list.
 
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
-
-use super::{raw_model, string_enum, Link};
+use super::{declare_model, declare_part, string_enum};
 
 string_enum! {
     /// `typeName` of a host.
@@ -61,104 +59,117 @@ string_enum! {
     }
 }
 
-/// `systemInfo` of a host.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
-#[non_exhaustive]
-pub struct SystemInfo {
-    /// `memSizeMB`: physical memory in MiB.
-    #[serde(rename = "memSizeMB")]
-    pub mem_size_mb: Option<i64>,
-    /// `numCores`
-    #[serde(rename = "numCores")]
-    pub num_cores: Option<i64>,
+/// The fields of [`SystemInfo`], declared once.
+macro_rules! system_info_fields {
+    ($then:ident $($args:tt)*) => {
+        $then! {
+            ($($args)*)
+            /// `systemInfo` of a host.
+            #[serde(default)]
+            SystemInfo {} {
+                /// `memSizeMB`: physical memory in MiB.
+                #[serde(rename = "memSizeMB")]
+                mem_size_mb: Option<i64>,
+                /// `numCores`
+                #[serde(rename = "numCores")]
+                num_cores: Option<i64>,
+            }
+        }
+    };
 }
+pub(crate) use system_info_fields;
+system_info_fields!(declare_part);
 
-/// A host: one monitored MongoDB process (`/groups/{g}/hosts/{h}`).
-///
-/// ```
-/// let host: opsapi::Host = opsapi::decode_model(br#"{"id":"h1","hostname":"db1","port":27017,"typeName":"REPLICA_PRIMARY","systemInfo":{"memSizeMB":65536,"numCores":16}}"#).unwrap();
-/// assert_eq!(host.type_name, Some(opsapi::HostType::ReplicaPrimary));
-/// assert_eq!(host.system_info.unwrap().num_cores, Some(16));
-/// ```
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct Host {
-    /// `id`
-    pub id: Option<String>,
-    /// `groupId`
-    pub group_id: Option<String>,
-    /// `hostname`
-    pub hostname: Option<String>,
-    /// `port`
-    pub port: Option<i64>,
-    /// `ipAddress`
-    pub ip_address: Option<String>,
-    /// `aliases`: other `host:port` names of the process.
-    pub aliases: Option<Vec<String>>,
-    /// `typeName`
-    pub type_name: Option<HostType>,
-    /// `replicaSetName`
-    pub replica_set_name: Option<String>,
-    /// `replicaStateName`
-    pub replica_state_name: Option<ReplicaState>,
-    /// `shardName`
-    pub shard_name: Option<String>,
-    /// `clusterId`
-    pub cluster_id: Option<String>,
-    /// `version`: the MongoDB version.
-    pub version: Option<String>,
-    /// `created`
-    #[serde(with = "super::time::opt_datetime")]
-    pub created: Option<DateTime<Utc>>,
-    /// `lastPing`
-    #[serde(with = "super::time::opt_datetime")]
-    pub last_ping: Option<DateTime<Utc>>,
-    /// `lastRestart`
-    #[serde(with = "super::time::opt_datetime")]
-    pub last_restart: Option<DateTime<Utc>>,
-    /// `uptimeMsec`
-    pub uptime_msec: Option<i64>,
-    /// `lastDataSizeBytes`
-    pub last_data_size_bytes: Option<i64>,
-    /// `lastIndexSizeBytes`
-    pub last_index_size_bytes: Option<i64>,
-    /// `alertsEnabled`
-    pub alerts_enabled: Option<bool>,
-    /// `hostEnabled`
-    pub host_enabled: Option<bool>,
-    /// `hidden`
-    pub hidden: Option<bool>,
-    /// `hasStartupWarnings`
-    pub has_startup_warnings: Option<bool>,
-    /// `journalingEnabled`
-    pub journaling_enabled: Option<bool>,
-    /// `logsEnabled`
-    pub logs_enabled: Option<bool>,
-    /// `lowUlimit`
-    pub low_ulimit: Option<bool>,
-    /// `profilerEnabled`
-    pub profiler_enabled: Option<bool>,
-    /// `sslEnabled`
-    pub ssl_enabled: Option<bool>,
-    /// `deactivated` (older servers)
-    pub deactivated: Option<bool>,
-    /// `muninEnabled` (older servers)
-    pub munin_enabled: Option<bool>,
-    /// `muninPort` (older servers)
-    pub munin_port: Option<i64>,
-    /// `slaveDelaySec`
-    pub slave_delay_sec: Option<i64>,
-    /// `authMechanismName`
-    pub auth_mechanism_name: Option<String>,
-    /// `username`: the user the agent monitors with.
-    pub username: Option<String>,
-    /// `systemInfo`
-    pub system_info: Option<SystemInfo>,
-    /// `links`
-    pub links: Option<Vec<Link>>,
-    #[serde(skip)]
-    raw: super::RawJson,
+/// The fields of [`Host`], declared once. Their order is the order of the list frame's
+/// columns.
+macro_rules! host_fields {
+    ($then:ident $($args:tt)*) => {
+        $then! {
+            ($($args)*)
+            /// A host: one monitored MongoDB process (`/groups/{g}/hosts/{h}`).
+            ///
+            /// ```
+            /// let host: opsapi::Host = opsapi::decode_model(br#"{"id":"h1","hostname":"db1","port":27017,"typeName":"REPLICA_PRIMARY","systemInfo":{"memSizeMB":65536,"numCores":16}}"#).unwrap();
+            /// assert_eq!(host.type_name, Some(opsapi::HostType::ReplicaPrimary));
+            /// assert_eq!(host.system_info.unwrap().num_cores, Some(16));
+            /// ```
+            Host { raw: raw, id: id, repr: [id, hostname, port, type_name, replica_state_name] } {
+                /// `id`
+                id: Option<String>,
+                /// `groupId`
+                group_id: Option<String>,
+                /// `hostname`
+                hostname: Option<String>,
+                /// `port`
+                port: Option<i64>,
+                /// `typeName`
+                type_name: Option<$crate::models::HostType>,
+                /// `replicaSetName`
+                replica_set_name: Option<String>,
+                /// `replicaStateName`
+                replica_state_name: Option<$crate::models::ReplicaState>,
+                /// `shardName`
+                shard_name: Option<String>,
+                /// `clusterId`
+                cluster_id: Option<String>,
+                /// `version`: the MongoDB version.
+                version: Option<String>,
+                /// `ipAddress`
+                ip_address: Option<String>,
+                /// `created`
+                #[serde(with = "crate::models::time::opt_datetime")]
+                created: Option<chrono::DateTime<chrono::Utc>>,
+                /// `lastPing`
+                #[serde(with = "crate::models::time::opt_datetime")]
+                last_ping: Option<chrono::DateTime<chrono::Utc>>,
+                /// `lastRestart`
+                #[serde(with = "crate::models::time::opt_datetime")]
+                last_restart: Option<chrono::DateTime<chrono::Utc>>,
+                /// `uptimeMsec`
+                uptime_msec: Option<i64>,
+                /// `lastDataSizeBytes`
+                last_data_size_bytes: Option<i64>,
+                /// `lastIndexSizeBytes`
+                last_index_size_bytes: Option<i64>,
+                /// `systemInfo`
+                system_info: Option<$crate::models::SystemInfo>,
+                /// `alertsEnabled`
+                alerts_enabled: Option<bool>,
+                /// `hostEnabled`
+                host_enabled: Option<bool>,
+                /// `hidden`
+                hidden: Option<bool>,
+                /// `sslEnabled`
+                ssl_enabled: Option<bool>,
+                /// `journalingEnabled`
+                journaling_enabled: Option<bool>,
+                /// `hasStartupWarnings`
+                has_startup_warnings: Option<bool>,
+                /// `logsEnabled`
+                logs_enabled: Option<bool>,
+                /// `lowUlimit`
+                low_ulimit: Option<bool>,
+                /// `profilerEnabled`
+                profiler_enabled: Option<bool>,
+                /// `deactivated` (older servers)
+                deactivated: Option<bool>,
+                /// `muninEnabled` (older servers)
+                munin_enabled: Option<bool>,
+                /// `muninPort` (older servers)
+                munin_port: Option<i64>,
+                /// `slaveDelaySec`
+                slave_delay_sec: Option<i64>,
+                /// `authMechanismName`
+                auth_mechanism_name: Option<String>,
+                /// `username`: the user the agent monitors with.
+                username: Option<String>,
+                /// `aliases`: other `host:port` names of the process.
+                aliases: Option<Vec<String>>,
+                /// `links`
+                links: Option<Vec<$crate::models::Link>>,
+            }
+        }
+    };
 }
-raw_model!(Host, raw, id: id);
+pub(crate) use host_fields;
+host_fields!(declare_model);

@@ -27,7 +27,7 @@ pub struct Series {
     pub timestamps: Vec<i64>,
     /// Values of the data points; `None` for `null`.
     pub values: Vec<Option<f64>>,
-    pub(super) extra: Map<String, Value>,
+    pub(crate) extra: Map<String, Value>,
 }
 
 impl Series {
@@ -115,7 +115,7 @@ pub struct Measurements {
     pub extra: Map<String, Value>,
     /// Which of the known keys were present (bit per key), so that serializing leaves out
     /// what the server left out.
-    pub(super) present: u16,
+    pub(crate) present: u16,
     /// The body exactly as sent, kept by the single-target operations (a fleet pull does not
     /// keep its bodies: they would double its memory).
     pub(crate) raw: Option<RawText>,
@@ -143,16 +143,16 @@ impl RawText {
     }
 }
 
-pub(super) const K_GROUP: u16 = 1;
-pub(super) const K_HOST: u16 = 2;
-pub(super) const K_PROCESS: u16 = 4;
-pub(super) const K_PARTITION: u16 = 8;
-pub(super) const K_DATABASE: u16 = 16;
-pub(super) const K_GRANULARITY: u16 = 32;
-pub(super) const K_START: u16 = 64;
-pub(super) const K_END: u16 = 128;
-pub(super) const K_LINKS: u16 = 256;
-pub(super) const K_MEASUREMENTS: u16 = 512;
+pub(crate) const K_GROUP: u16 = 1;
+pub(crate) const K_HOST: u16 = 2;
+pub(crate) const K_PROCESS: u16 = 4;
+pub(crate) const K_PARTITION: u16 = 8;
+pub(crate) const K_DATABASE: u16 = 16;
+pub(crate) const K_GRANULARITY: u16 = 32;
+pub(crate) const K_START: u16 = 64;
+pub(crate) const K_END: u16 = 128;
+pub(crate) const K_LINKS: u16 = 256;
+pub(crate) const K_MEASUREMENTS: u16 = 512;
 
 impl Measurements {
     /// The JSON body exactly as the server sent it (key order, number spelling and unknown

@@ -34,31 +34,110 @@ mod alert;
 mod event;
 mod group;
 mod host;
-mod measurements;
-pub(crate) mod scan;
+pub(crate) mod measurements;
 pub(crate) mod time;
 
+// The field tables (`*_fields!`) are read by the frame builders and the Python classes.
+#[cfg_attr(not(feature = "python"), allow(unused_imports))]
+pub(crate) use alert::{alert_config_fields, alert_fields, current_value_fields};
 pub use alert::{Alert, AlertConfig, AlertStatus, CurrentValue, GlobalAlert};
+#[cfg_attr(not(feature = "python"), allow(unused_imports))]
+pub(crate) use event::{event_diff_fields, event_diff_param_fields, event_fields};
 pub use event::{Event, EventDiff, EventDiffParam};
-pub use group::{AccessListEntry, Group, Partition};
+#[cfg_attr(not(feature = "python"), allow(unused_imports))]
+pub(crate) use group::{access_list_entry_fields, group_fields};
+pub use group::{AccessListEntry, Database, Group, Partition};
+#[cfg_attr(not(feature = "python"), allow(unused_imports))]
+pub(crate) use host::{host_fields, system_info_fields};
 pub use host::{Host, HostType, ReplicaState, SystemInfo};
 pub(crate) use measurements::RawText;
 pub use measurements::{Measurements, Series};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// A link of a resource (RFC 5988): `{"rel": "self", "href": "https://..."}`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct Link {
-    /// The relation: `self`, `next`, `previous`, or an extension like `http://mms.mongodb.com/group`.
-    #[serde(default)]
-    pub rel: String,
-    /// The absolute URL.
-    #[serde(default)]
-    pub href: String,
+/// The fields of [`Link`], declared once (see [`declare_part`]).
+macro_rules! link_fields {
+    ($then:ident $($args:tt)*) => {
+        $then! {
+            ($($args)*)
+            /// A link of a resource (RFC 5988): `{"rel": "self", "href": "https://..."}`.
+            #[derive(Eq)]
+            Link {} {
+                /// The relation: `self`, `next`, `previous`, or an extension like
+                /// `http://mms.mongodb.com/group`.
+                #[serde(default)]
+                rel: String,
+                /// The absolute URL.
+                #[serde(default)]
+                href: String,
+            }
+        }
+    };
 }
+#[cfg_attr(not(feature = "python"), allow(unused_imports))]
+pub(crate) use link_fields;
+link_fields!(declare_part);
+
+/// The names of a model's fields, in declaration order: what its Python class exposes and
+/// what a test compares the stub against.
+pub trait FieldNames {
+    /// The snake_case field names.
+    const FIELDS: &'static [&'static str];
+}
+
+/// Declares a top-level model from its one field list (`<model>_fields!(declare_model)`; the
+/// list passes a consumer's extra arguments first, in parentheses): the struct with
+/// serde, its [`Model`] implementation over the kept text, and [`FieldNames`]. The same list
+/// makes the Python class (`src/python/models.rs`) and the list frame (`src/frame/lists.rs`).
+///
+/// Options between the braces after the name: `raw: <field holding the kept text>`, optional
+/// `id: <field used by the paging guard>`, and `repr: [<fields shown by Python's repr>]`.
+macro_rules! declare_model {
+    (
+        ()
+        $(#[$meta:meta])*
+        $name:ident { raw: $raw:ident $(, id: $id:ident)? $(, repr: [$($repr:ident),*])? }
+        { $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),* $(,)? }
+    ) => {
+        #[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+        #[serde(default, rename_all = "camelCase")]
+        #[non_exhaustive]
+        $(#[$meta])*
+        pub struct $name {
+            $( $(#[$fmeta])* pub $field: $ty, )*
+            #[serde(skip)]
+            $raw: $crate::models::RawJson,
+        }
+        $crate::models::raw_model!($name, $raw $(, id: $id)?);
+        impl $crate::models::FieldNames for $name {
+            const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
+        }
+    };
+}
+pub(crate) use declare_model;
+
+/// Declares a part of a model (a nested object such as `currentValue`) from its one field
+/// list: the struct with serde (both ways) and [`FieldNames`].
+macro_rules! declare_part {
+    (
+        ()
+        $(#[$meta:meta])*
+        $name:ident {}
+        { $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),* $(,)? }
+    ) => {
+        #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+        #[non_exhaustive]
+        $(#[$meta])*
+        pub struct $name {
+            $( $(#[$fmeta])* pub $field: $ty, )*
+        }
+        impl $crate::models::FieldNames for $name {
+            const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
+        }
+    };
+}
+pub(crate) use declare_part;
 
 /// A model decoded from a JSON object that it keeps whole.
 pub trait Model: serde::de::DeserializeOwned + Send + Sync + 'static {
@@ -128,25 +207,6 @@ impl std::fmt::Debug for RawJson {
 impl Serialize for RawJson {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.map().serialize(s)
-    }
-}
-
-/// A response body this library decodes: every model, and [`Measurements`].
-pub trait Decode: Sized + Send + 'static {
-    /// Decodes `body`; `path` (the request path) is named in errors.
-    #[doc(hidden)]
-    fn decode_at(path: &str, body: &[u8]) -> crate::Result<Self>;
-}
-
-impl<T: Model> Decode for T {
-    fn decode_at(path: &str, body: &[u8]) -> crate::Result<Self> {
-        crate::decode::decode_object_at(path, body)
-    }
-}
-
-impl Decode for Measurements {
-    fn decode_at(path: &str, body: &[u8]) -> crate::Result<Self> {
-        crate::decode::decode_measurements(path, body)
     }
 }
 

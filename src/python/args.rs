@@ -80,18 +80,35 @@ pub(crate) fn metrics(
     py: Python<'_>,
     value: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Option<Vec<String>>> {
-    let Some(v) = value.filter(|v| !v.is_none()) else {
-        return Ok(None);
+    match value.filter(|v| !v.is_none()) {
+        None => Ok(None),
+        Some(v) => texts(py, "metrics", "a list of measurement names", v).map(Some),
+    }
+}
+
+/// A list (or any iterable but a string) of `str`, each named by its position on error
+/// (`alert_ids[3]`); `what` says what the list holds.
+pub(crate) fn texts(
+    py: Python<'_>,
+    argument: &str,
+    what: &str,
+    v: &Bound<'_, PyAny>,
+) -> PyResult<Vec<String>> {
+    let bad = || {
+        invalid_argument(
+            py,
+            argument,
+            format!("must be {what}, not {}", type_name(v)),
+        )
     };
-    let bad = || invalid_argument(py, "metrics", "must be a list of measurement names");
     if v.is_instance_of::<PyString>() {
         return Err(bad());
     }
     let mut out = Vec::new();
     for (i, item) in v.try_iter().map_err(|_| bad())?.enumerate() {
-        out.push(text(py, &format!("metrics[{i}]"), &item?)?);
+        out.push(text(py, &format!("{argument}[{i}]"), &item?)?);
     }
-    Ok(Some(out))
+    Ok(out)
 }
 
 /// A `str` argument as Rust text. A lone surrogate (as `os.fsdecode` or a broken decode

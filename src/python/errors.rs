@@ -16,11 +16,6 @@ fn class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     module.bind(py).getattr(name)
 }
 
-fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
-    let text = serde_json::to_string(v).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    py.import("json")?.call_method1("loads", (text,))
-}
-
 fn build(py: Python<'_>, err: Error) -> PyResult<PyErr> {
     let message = err.to_string();
     let kw = PyDict::new(py);
@@ -36,7 +31,7 @@ fn build(py: Python<'_>, err: Error) -> PyResult<PyErr> {
             };
             let params = PyList::empty(py);
             for p in &api.parameters {
-                params.append(json_to_py(py, p)?)?;
+                params.append(super::models::json_to_py(py, p)?)?;
             }
             kw.set_item("message", &message)?;
             kw.set_item("request", (!api.request.is_empty()).then_some(&api.request))?;

@@ -1,8 +1,8 @@
 //! Python bindings (feature `python`): the native module `opsapi._native`, built by maturin.
 //! Bindings only: conversion and forwarding, no logic a Rust user would not also get.
 
+mod api;
 mod args;
-mod client;
 mod errors;
 mod logging;
 mod models;
@@ -17,24 +17,26 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(runtime::_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(args::parse_duration, m)?)?;
-    m.add_class::<client::Client>()?;
-    m.add_class::<client::AsyncClient>()?;
-    m.add_class::<client::AccessList>()?;
-    m.add_class::<client::GlobalAlerts>()?;
-    m.add_class::<client::AlertConfigs>()?;
-    m.add_class::<client::Hosts>()?;
-    m.add_class::<client::MeasurementsApi>()?;
-    m.add_class::<client::Events>()?;
-    m.add_class::<client::Groups>()?;
-    m.add_class::<client::AsyncAccessList>()?;
-    m.add_class::<client::AsyncGlobalAlerts>()?;
-    m.add_class::<client::AsyncAlertConfigs>()?;
-    m.add_class::<client::AsyncHosts>()?;
-    m.add_class::<client::AsyncMeasurementsApi>()?;
-    m.add_class::<client::AsyncEvents>()?;
-    m.add_class::<client::AsyncGroups>()?;
-    m.add_class::<client::AlertIterator>()?;
-    m.add_class::<client::AsyncAlertIterator>()?;
+    m.add_function(wrap_pyfunction!(sim::_sim_main, m)?)?;
+    m.add_function(wrap_pyfunction!(api::_check_targets, m)?)?;
+    m.add_class::<api::Client>()?;
+    m.add_class::<api::AsyncClient>()?;
+    m.add_class::<api::AccessList>()?;
+    m.add_class::<api::GlobalAlerts>()?;
+    m.add_class::<api::AlertConfigs>()?;
+    m.add_class::<api::Hosts>()?;
+    m.add_class::<api::MeasurementsApi>()?;
+    m.add_class::<api::Events>()?;
+    m.add_class::<api::Groups>()?;
+    m.add_class::<api::AsyncAccessList>()?;
+    m.add_class::<api::AsyncGlobalAlerts>()?;
+    m.add_class::<api::AsyncAlertConfigs>()?;
+    m.add_class::<api::AsyncHosts>()?;
+    m.add_class::<api::AsyncMeasurementsApi>()?;
+    m.add_class::<api::AsyncEvents>()?;
+    m.add_class::<api::AsyncGroups>()?;
+    m.add_class::<api::AlertIterator>()?;
+    m.add_class::<api::AsyncAlertIterator>()?;
     m.add_class::<models::AccessListEntry>()?;
     m.add_class::<models::Alert>()?;
     m.add_class::<models::AlertList>()?;

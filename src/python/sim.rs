@@ -38,6 +38,154 @@ fn tls_mode(tls: Option<&Bound<'_, PyAny>>) -> PyResult<Option<SimTls>> {
         .map_err(|e| PyValueError::new_err(format!("tls: {e}")))
 }
 
+/// The keyword arguments of `inject`, each allowed only with the kinds it means something for.
+struct FaultArgs {
+    retry_after: Option<u64>,
+    total_count: Option<i64>,
+    applied: bool,
+    html: bool,
+    stale: bool,
+    location: Option<String>,
+    seconds: Option<f64>,
+    size: Option<u64>,
+}
+
+impl FaultArgs {
+    fn fault(self, kind: &Bound<'_, PyAny>) -> PyResult<Fault> {
+        let given = [
+            ("retry_after", self.retry_after.is_some()),
+            ("total_count", self.total_count.is_some()),
+            ("applied", self.applied),
+            ("html", self.html),
+            ("stale", self.stale),
+            ("location", self.location.is_some()),
+            ("seconds", self.seconds.is_some()),
+            ("size", self.size.is_some()),
+        ];
+        let only = |kind: &str, allowed: &[&str]| -> PyResult<()> {
+            match given
+                .iter()
+                .find(|(name, on)| *on && !allowed.contains(name))
+            {
+                Some((name, _)) => Err(PyValueError::new_err(format!(
+                    "inject: `{name}` does not go with {kind}"
+                ))),
+                None => Ok(()),
+            }
+        };
+        let seconds = |kind: &str| -> PyResult<Duration> {
+            match self.seconds {
+                Some(s) => seconds("seconds", s),
+                None => Err(PyValueError::new_err(format!(
+                    "inject: {kind} needs `seconds`"
+                ))),
+            }
+        };
+        if kind.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(PyValueError::new_err(
+                "inject: the fault is an HTTP status (int) or a name (str), not a bool",
+            ));
+        }
+        if let Ok(status) = kind.extract::<u16>() {
+            if !(100..=599).contains(&status) {
+                return Err(PyValueError::new_err(format!(
+                    "inject: {status} is not an HTTP status"
+                )));
+            }
+            let what = format!("status {status}");
+            if (300..400).contains(&status) {
+                only(&what, &["location"])?;
+                let location = self.location.ok_or_else(|| {
+                    PyValueError::new_err(format!("inject: a redirect ({status}) needs `location`"))
+                })?;
+                if location.is_empty() || location.bytes().any(|b| !(0x20..0x7f).contains(&b)) {
+                    return Err(PyValueError::new_err(
+                        "inject: `location` must be printable ASCII (it goes into a header)",
+                    ));
+                }
+                return Ok(Fault::Redirect { status, location });
+            }
+            return Ok(if self.html {
+                only(&what, &["html", "applied"])?;
+                if self.applied {
+                    Fault::HtmlPageAfterApplied { status }
+                } else {
+                    Fault::HtmlPage { status }
+                }
+            } else {
+                only(&what, &["retry_after", "applied"])?;
+                let retry_after = self.retry_after;
+                if self.applied {
+                    Fault::StatusAfterApplied {
+                        status,
+                        retry_after,
+                    }
+                } else {
+                    Fault::Status {
+                        status,
+                        retry_after,
+                    }
+                }
+            });
+        }
+        let name: String = kind.extract().map_err(|_| {
+            PyValueError::new_err("inject: the fault is an HTTP status (int) or a name (str)")
+        })?;
+        let what = format!("`{name}`");
+        let fault = match name.as_str() {
+            "reset" => {
+                only(&what, &["applied"])?;
+                if self.applied {
+                    Fault::ResetAfterApplied
+                } else {
+                    Fault::Reset
+                }
+            }
+            "challenge" => {
+                only(&what, &["stale"])?;
+                Fault::Challenge { stale: self.stale }
+            }
+            "wrong_total_count" => {
+                only(&what, &["total_count"])?;
+                Fault::WrongTotalCount(self.total_count.unwrap_or(0))
+            }
+            "stall" | "stall_body" | "drip" => {
+                only(&what, &["seconds"])?;
+                let d = seconds(&what)?;
+                match name.as_str() {
+                    "stall" => Fault::StallHeaders(d),
+                    "stall_body" => Fault::StallBody(d),
+                    _ => Fault::Drip(d),
+                }
+            }
+            "oversize" => {
+                only(&what, &["size"])?;
+                Fault::Oversize(self.size.ok_or_else(|| {
+                    PyValueError::new_err("inject: `oversize` needs `size` (bytes)")
+                })?)
+            }
+            other => {
+                only(&what, &[])?;
+                match other {
+                    "truncate" => Fault::Truncate,
+                    "repeat_first_page" => Fault::RepeatFirstPage,
+                    "stale_nonce" => Fault::StaleNonce,
+                    "unauthorized" => Fault::Unauthorized,
+                    "garbled_json" => Fault::GarbledJson,
+                    "invalid_utf8" => Fault::InvalidUtf8,
+                    "endless_body" => Fault::EndlessBody,
+                    _ => {
+                        return Err(PyValueError::new_err(format!(
+                            "inject: unknown fault `{other}`"
+                        )))
+                    }
+                }
+            }
+        };
+        Ok(fault)
+    }
+}
+
 impl PySimulator {
     fn with<T>(&self, f: impl FnOnce(&Simulator) -> T) -> PyResult<T> {
         let guard = self.sim.lock().unwrap_or_else(|e| e.into_inner());
@@ -129,7 +277,7 @@ impl PySimulator {
     }
 
     /// The request log: one dict per request (`method`, `path`, `query`, `body`, `status`,
-    /// `authorized`), oldest first.
+    /// `signed`, `authorized`, `faults`), oldest first.
     fn requests<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         let records = self.with(|s| s.requests())?;
         records
@@ -141,10 +289,77 @@ impl PySimulator {
                 d.set_item("query", r.query)?;
                 d.set_item("body", PyBytes::new(py, &r.body))?;
                 d.set_item("status", r.status)?;
+                d.set_item("signed", r.signed)?;
                 d.set_item("authorized", r.authorized)?;
+                d.set_item("faults", r.faults)?;
                 Ok(d)
             })
             .collect()
+    }
+
+    /// A snapshot of the world as the API would show it now (expired acknowledgements
+    /// cleared, deleted access-list entries gone): a dict of lists of dicts, for tests to
+    /// pick identifiers and check what a write did.
+    fn world<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let w = self.with(|s| s.world())?;
+        let out = PyDict::new(py);
+        let list = |name: &str, rows: Vec<Bound<'py, PyDict>>| out.set_item(name, rows);
+        let mut rows = Vec::new();
+        for p in &w.projects {
+            let d = PyDict::new(py);
+            d.set_item("id", &p.id)?;
+            d.set_item("name", &p.name)?;
+            rows.push(d);
+        }
+        list("projects", std::mem::take(&mut rows))?;
+        for h in &w.hosts {
+            let d = PyDict::new(py);
+            d.set_item("id", &h.id)?;
+            d.set_item("group_id", &h.group_id)?;
+            d.set_item("hostname", &h.hostname)?;
+            d.set_item("type_name", &h.type_name)?;
+            let parts: Vec<&str> = h.partitions.iter().map(|p| p.name.as_str()).collect();
+            d.set_item("partitions", parts)?;
+            rows.push(d);
+        }
+        list("hosts", std::mem::take(&mut rows))?;
+        for c in &w.alert_configs {
+            let d = PyDict::new(py);
+            d.set_item("id", &c.id)?;
+            d.set_item("group_id", &c.group_id)?;
+            d.set_item("event_type_name", &c.event_type_name)?;
+            rows.push(d);
+        }
+        list("alert_configs", std::mem::take(&mut rows))?;
+        for a in &w.alerts {
+            let d = PyDict::new(py);
+            d.set_item("id", &a.id)?;
+            d.set_item("group_id", &a.group_id)?;
+            d.set_item("alert_config_id", &a.alert_config_id)?;
+            d.set_item("status", &a.status)?;
+            d.set_item("acknowledged_until", a.acknowledged_until)?;
+            d.set_item("acknowledgement_comment", &a.acknowledgement_comment)?;
+            d.set_item("acknowledging_username", &a.acknowledging_username)?;
+            rows.push(d);
+        }
+        list("alerts", std::mem::take(&mut rows))?;
+        for e in &w.events {
+            let d = PyDict::new(py);
+            d.set_item("id", &e.id)?;
+            d.set_item("group_id", &e.group_id)?;
+            d.set_item("event_type_name", &e.event_type_name)?;
+            rows.push(d);
+        }
+        list("events", std::mem::take(&mut rows))?;
+        for e in &w.access_list {
+            let d = PyDict::new(py);
+            d.set_item("id", &e.id)?;
+            d.set_item("cidr_block", &e.cidr_block)?;
+            d.set_item("description", &e.description)?;
+            rows.push(d);
+        }
+        list("access_list", rows)?;
+        Ok(out)
     }
 
     /// The seeded disk growth of every partition (the truth a capacity forecast should
@@ -164,6 +379,28 @@ impl PySimulator {
                 d.set_item("used_bytes_at_anchor", t.used_bytes_at_anchor)?;
                 d.set_item("noise_bytes", t.noise_bytes)?;
                 d.set_item("growth", format!("{:?}", t.growth).to_lowercase())?;
+                d.set_item("anchor", t.anchor)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// The seeded size and growth of every database: one dict per database.
+    fn database_truth<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let truth = self.with(|s| s.database_truth())?;
+        truth
+            .into_iter()
+            .map(|t| {
+                let d = PyDict::new(py);
+                d.set_item("group_id", &t.group_id)?;
+                d.set_item("host_id", &t.host_id)?;
+                d.set_item("process_id", &t.process_id)?;
+                d.set_item("database_name", &t.database_name)?;
+                d.set_item("partition_name", &t.partition_name)?;
+                d.set_item("size_bytes_at_anchor", t.size_bytes_at_anchor)?;
+                d.set_item("growth_bytes_per_day", t.growth_bytes_per_day)?;
+                d.set_item("share_of_disk_growth", t.share_of_disk_growth)?;
+                d.set_item("drives_growth", t.drives_growth)?;
                 d.set_item("anchor", t.anchor)?;
                 Ok(d)
             })
@@ -200,33 +437,53 @@ impl PySimulator {
         self.with(|s| s.set_faults(faults))
     }
 
-    /// Queues `count` one-shot faults for the next requests: an HTTP status (`503`), or one of
-    /// `"reset"`, `"truncate"`, `"repeat_first_page"`, `"wrong_total_count"`, `"stale_nonce"`.
-    #[pyo3(signature = (fault, count = 1, *, retry_after = None, total_count = None))]
+    /// Queues `count` one-shot faults for the next requests they apply to (see
+    /// `opsapi.testing.Simulator.inject` for the kinds and their arguments).
+    #[pyo3(signature = (fault, count = 1, *, retry_after = None, total_count = None,
+                        applied = false, html = false, stale = false, location = None,
+                        seconds = None, size = None))]
+    #[allow(clippy::too_many_arguments)]
     fn inject(
         &self,
         fault: &Bound<'_, PyAny>,
         count: usize,
         retry_after: Option<u64>,
         total_count: Option<i64>,
+        applied: bool,
+        html: bool,
+        stale: bool,
+        location: Option<String>,
+        seconds: Option<f64>,
+        size: Option<u64>,
     ) -> PyResult<()> {
-        let fault = if let Ok(status) = fault.extract::<u16>() {
-            Fault::Status {
-                status,
-                retry_after,
-            }
-        } else {
-            let name: String = fault.extract()?;
-            match name.as_str() {
-                "reset" => Fault::Reset,
-                "truncate" => Fault::Truncate,
-                "repeat_first_page" => Fault::RepeatFirstPage,
-                "wrong_total_count" => Fault::WrongTotalCount(total_count.unwrap_or(0)),
-                "stale_nonce" => Fault::StaleNonce,
-                other => return Err(PyValueError::new_err(format!("unknown fault `{other}`"))),
-            }
+        let args = FaultArgs {
+            retry_after,
+            total_count,
+            applied,
+            html,
+            stale,
+            location,
+            seconds,
+            size,
         };
+        let fault = args.fault(fault)?;
         self.with(|s| s.inject(fault, count))
+    }
+
+    /// The one-shot faults still queued, oldest first, by label.
+    fn injected(&self) -> PyResult<Vec<String>> {
+        self.with(|s| s.injected().iter().map(Fault::label).collect())
+    }
+
+    /// Drops every queued one-shot fault.
+    fn clear_injected(&self) -> PyResult<()> {
+        self.with(|s| s.clear_injected())
+    }
+
+    /// TCP connections accepted so far.
+    #[getter]
+    fn connections(&self) -> PyResult<u64> {
+        self.with(|s| s.connections())
     }
 
     /// Stops the server and joins its thread. Idempotent.
@@ -248,4 +505,11 @@ impl PySimulator {
             Err(_) => "Simulator(closed)".into(),
         }
     }
+}
+
+/// `opsapi sim ARGS`: the simulator's command line (`opsapi::sim::cli`, the same flags and
+/// output as the `opsapi-sim` binary), serving until Ctrl-C or SIGTERM; returns the exit code.
+#[pyfunction]
+pub(crate) fn _sim_main(py: Python<'_>, args: Vec<String>) -> u8 {
+    py.detach(|| crate::sim::cli::run(&args))
 }

@@ -6,7 +6,7 @@
 
 use super::fmt::{push_f64, push_str, push_timestamp};
 use super::rng::{hash, unit};
-use super::world::{Host, Partition};
+use super::world::{Database, Host, Partition};
 
 /// The shape of a series.
 #[derive(Debug, Clone, Copy)]
@@ -40,6 +40,15 @@ pub(crate) enum Kind {
     DiskFree,
     DiskPctUsed,
     DiskPctFree,
+    /// Database sizes (bytes), from [`Database::size_at`]: storage + index is the size.
+    DbStorage,
+    DbIndex,
+    DbData,
+    DbFile,
+    /// Documents: data size over the average document size.
+    DbObjects,
+    DbAverageObjectSize,
+    DbCollections,
 }
 
 /// One measurement name with its units and shape.
@@ -328,6 +337,28 @@ pub(crate) const DISK_METRICS: &[MetricDef] = &[
     },
 ];
 
+const fn db(name: &'static str, units: &'static str, kind: Kind) -> MetricDef {
+    MetricDef { name, units, kind }
+}
+
+/// Database measurements, in the documented order.
+pub(crate) const DATABASE_METRICS: &[MetricDef] = &[
+    pct("DATABASE_WRITE_LOCK_PERCENTAGE", 2.0, 1.0, 0.5),
+    db(
+        "DATABASE_AVERAGE_OBJECT_SIZE",
+        "BYTES",
+        Kind::DbAverageObjectSize,
+    ),
+    db("DATABASE_COLLECTION_COUNT", "SCALAR", Kind::DbCollections),
+    db("DATABASE_DATA_SIZE", "BYTES", Kind::DbData),
+    db("DATABASE_FILE_SIZE", "BYTES", Kind::DbFile),
+    db("DATABASE_STORAGE_SIZE", "BYTES", Kind::DbStorage),
+    db("DATABASE_INDEX_SIZE", "BYTES", Kind::DbIndex),
+    g("DATABASE_INDEX_COUNT", "SCALAR", 12.0, 0.0, 0.0, true),
+    g("DATABASE_EXTENT_COUNT", "SCALAR", 0.0, 0.0, 0.0, true),
+    db("DATABASE_OBJECT_COUNT", "SCALAR", Kind::DbObjects),
+];
+
 /// Business-hours load in [0, 1]: a bump between 07:00 and 21:00 UTC, lower at weekends.
 fn busy(t: i64, granularity: i64) -> f64 {
     if granularity >= 86_400 {
@@ -354,21 +385,24 @@ pub(crate) fn disk_trend(p: &Partition, anchor: i64, t: i64) -> f64 {
     v.clamp(cap * 0.01, cap)
 }
 
-/// What to generate for: the seed, the host, the partition (for disks) and the anchor time.
+/// What to generate for: the seed, the host, the partition (for disks) or the database (for
+/// databases), and the anchor time.
 pub(crate) struct Source<'a> {
     pub seed: u64,
     pub host: &'a Host,
     pub partition: Option<(usize, &'a Partition)>,
+    pub database: Option<(usize, &'a Database)>,
     pub anchor: i64,
 }
 
 impl Source<'_> {
     fn key(&self) -> u64 {
-        hash(&[
-            self.seed,
-            self.host.index as u64,
-            self.partition.map_or(u64::MAX, |p| p.0 as u64),
-        ])
+        let (seed, host) = (self.seed, self.host.index as u64);
+        match self.database {
+            // Host and disk keys are those from before databases existed: same seed, same data.
+            None => hash(&[seed, host, self.partition.map_or(u64::MAX, |p| p.0 as u64)]),
+            Some((d, _)) => hash(&[seed, host, u64::MAX, 0x6462_0000 | d as u64]),
+        }
     }
 
     /// The per-series level factor in [0.5, 1.5).
@@ -423,6 +457,23 @@ impl Source<'_> {
                     Kind::DiskFree => cap - used,
                     Kind::DiskPctUsed => round2(used / cap * 100.0),
                     _ => round2((cap - used) / cap * 100.0),
+                }
+            }
+            Kind::DbCollections => self.database?.1.collections as f64,
+            Kind::DbAverageObjectSize => self.database?.1.average_object_size,
+            Kind::DbStorage | Kind::DbIndex | Kind::DbData | Kind::DbFile | Kind::DbObjects => {
+                let (_, d) = self.database?;
+                let size = d.size_at((t - self.anchor) as f64 / 86_400.0);
+                let index = (size * d.index_fraction).round();
+                let storage = size.round() - index;
+                let data = (storage * d.data_ratio).round();
+                match m.kind {
+                    Kind::DbStorage => storage,
+                    Kind::DbIndex => index,
+                    Kind::DbData => data,
+                    // Files hold free space the storage engine has not returned.
+                    Kind::DbFile => (storage * 1.1).round(),
+                    _ => (data / d.average_object_size).round(),
                 }
             }
         };

@@ -5,8 +5,13 @@
 //! It serves the operations this crate wraps plus the listings that lead to their
 //! identifiers, verifies Digest signatures (nonce counts included) for two keys (a Global
 //! Owner and a Project Read Only key), generates measurements for any window as a pure
-//! function of the seed, and can inject faults (latency, 429/500/503, resets, truncated
-//! bodies, stale nonces, repeated pages, wrong totals).
+//! function of the seed, and can inject faults: standing rates ([`Faults`]: latency,
+//! 429/500/503, resets, truncated bodies) and one-shot faults queued with
+//! [`Simulator::inject`] ([`Fault`]: error statuses and resets before or after the request
+//! was applied, HTML pages from a proxy, garbled JSON, invalid UTF-8, 401s with and without a
+//! challenge, stale nonces, redirects, stalled and drip-fed answers, oversize and endless
+//! bodies, repeated pages, wrong totals). Every request is logged ([`Simulator::requests`]),
+//! with the faults that struck it.
 //!
 //! Conventions where the public sources leave a choice:
 //!
@@ -35,6 +40,8 @@
 //! drop(sim); // stops the server and joins its thread
 //! ```
 
+pub mod cli;
+mod faults;
 mod fmt;
 mod metrics;
 mod rng;
@@ -48,9 +55,10 @@ use std::time::Duration;
 
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 
+pub use faults::{Fault, Faults};
 pub use tls::SimTls;
 pub use world::{
-    AccessListEntry, Alert, AlertConfig, Event, Growth, Host, Partition, Project, World,
+    AccessListEntry, Alert, AlertConfig, Database, Event, Growth, Host, Partition, Project, World,
 };
 
 /// How to seed and run a simulator.
@@ -106,63 +114,6 @@ impl Default for SimConfig {
     }
 }
 
-/// Standing faults: each request draws against these rates.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Faults {
-    /// Delay before every answer.
-    pub latency: Duration,
-    /// Share of authorized requests answered 429 `RATE_LIMITED` (with `Retry-After`).
-    pub rate_429: f64,
-    /// Share answered 500 `UNEXPECTED_ERROR`.
-    pub rate_500: f64,
-    /// Share answered 503.
-    pub rate_503: f64,
-    /// Share of requests whose connection is closed without an answer.
-    pub rate_reset: f64,
-    /// Share of answers sent with the full `Content-Length` but only half the body.
-    pub rate_truncate: f64,
-    /// `Retry-After` seconds on 429 (and 503) answers.
-    pub retry_after_secs: u64,
-}
-
-impl Default for Faults {
-    fn default() -> Self {
-        Self {
-            latency: Duration::ZERO,
-            rate_429: 0.0,
-            rate_500: 0.0,
-            rate_503: 0.0,
-            rate_reset: 0.0,
-            rate_truncate: 0.0,
-            retry_after_secs: 1,
-        }
-    }
-}
-
-/// A one-shot fault, queued with [`Simulator::inject`] and consumed by the next request it
-/// applies to.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Fault {
-    /// Answer an authorized request with this status (429 → `RATE_LIMITED`, 500 →
-    /// `UNEXPECTED_ERROR`, ...) and, when given, a `Retry-After` header.
-    Status {
-        /// HTTP status.
-        status: u16,
-        /// `Retry-After` seconds.
-        retry_after: Option<u64>,
-    },
-    /// Close the connection without an answer (acts before authentication).
-    Reset,
-    /// Send the full `Content-Length` but only half of the body, then close.
-    Truncate,
-    /// The next request for a later page (`pageNum` > 1) answers page 1's items.
-    RepeatFirstPage,
-    /// The next list request reports this `totalCount`.
-    WrongTotalCount(i64),
-    /// The next signed request is refused as if its nonce had expired (`stale=true`).
-    StaleNonce,
-}
-
 /// One request as the simulator saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestRecord {
@@ -176,8 +127,13 @@ pub struct RequestRecord {
     pub body: Vec<u8>,
     /// Status answered (0 when the connection was reset without an answer).
     pub status: u16,
+    /// Whether the request carried an `Authorization` header.
+    pub signed: bool,
     /// Whether the Digest signature was accepted.
     pub authorized: bool,
+    /// The faults that struck it ([`Fault::label`], or `rate_429`, `rate_reset`, ... for a
+    /// standing rate), in the order they struck.
+    pub faults: Vec<String>,
 }
 
 /// The seeded disk growth of one partition: the truth a capacity forecast should find.
@@ -222,6 +178,31 @@ impl PartitionTruth {
             (self.capacity_bytes as f64 - self.used_bytes_at_anchor) / self.growth_bytes_per_day;
         Some(self.anchor + TimeDelta::milliseconds((days * 86_400_000.0) as i64))
     }
+}
+
+/// The seeded size and growth of one database: the truth a per-database analysis should find.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DatabaseTruth {
+    /// Project.
+    pub group_id: String,
+    /// Host.
+    pub host_id: String,
+    /// `hostname:port`.
+    pub process_id: String,
+    /// Database name.
+    pub database_name: String,
+    /// The partition its files live on (`data`).
+    pub partition_name: String,
+    /// `DATABASE_STORAGE_SIZE + DATABASE_INDEX_SIZE` at `anchor`.
+    pub size_bytes_at_anchor: f64,
+    /// Growth of that sum, bytes per day.
+    pub growth_bytes_per_day: f64,
+    /// Its share of the partition's growth (0 when the partition does not grow).
+    pub share_of_disk_growth: f64,
+    /// Whether it is the one database driving most of its disk's growth.
+    pub drives_growth: bool,
+    /// Reference instant.
+    pub anchor: DateTime<Utc>,
 }
 
 /// The queue of one-shot faults.
@@ -443,12 +424,32 @@ impl Simulator {
             .store(ms, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// Queues `count` copies of a one-shot fault.
+    /// Queues `count` copies of a one-shot fault: each strikes the next request it applies to
+    /// (see [`Fault`]). Queue many of a kind for a fault on every request ("endless 401s").
     pub fn inject(&self, fault: Fault, count: usize) {
         let mut q = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
         for _ in 0..count {
             q.push_back(fault.clone());
         }
+    }
+
+    /// The one-shot faults still queued, oldest first.
+    pub fn injected(&self) -> Vec<Fault> {
+        self.shared
+            .queue
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// TCP connections accepted so far (a TLS handshake that fails still counts one; it
+    /// leaves no request in the log).
+    pub fn connections(&self) -> u64 {
+        self.shared
+            .connections
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Drops every queued one-shot fault.
@@ -469,6 +470,36 @@ impl Simulator {
             a.expire_ack(now);
         }
         w
+    }
+
+    /// The seeded size and growth of every database (of every mongod), in host order.
+    /// On each host the databases add up to the `data` partition's used-space trend minus a
+    /// constant overhead; the served disk series adds its noise (`noise_bytes`) on top.
+    pub fn database_truth(&self) -> Vec<DatabaseTruth> {
+        let w = self.shared.world_read();
+        let anchor = w.anchor;
+        w.hosts
+            .iter()
+            .flat_map(|h| {
+                let disk_growth = h.partitions[0].growth_bytes_per_day;
+                h.databases.iter().map(move |d| DatabaseTruth {
+                    group_id: h.group_id.clone(),
+                    host_id: h.id.clone(),
+                    process_id: h.process_id(),
+                    database_name: d.name.clone(),
+                    partition_name: h.partitions[0].name.clone(),
+                    size_bytes_at_anchor: d.size_at_anchor,
+                    growth_bytes_per_day: d.growth_bytes_per_day,
+                    share_of_disk_growth: if disk_growth > 0.0 {
+                        d.growth_bytes_per_day / disk_growth
+                    } else {
+                        0.0
+                    },
+                    drives_growth: d.drives_growth,
+                    anchor,
+                })
+            })
+            .collect()
     }
 
     /// The seeded disk growth of every partition.

@@ -1,5 +1,5 @@
-//! The seeded world: projects, hosts, partitions, alert configurations, alerts, events and the
-//! global access list. Everything here is a pure function of the seed and the anchor time.
+//! The seeded world: projects, hosts, partitions, databases, alert configurations, alerts,
+//! events and the global access list. Everything here is a pure function of the seed and the anchor time.
 
 use chrono::{DateTime, Duration as CDuration, TimeZone, Utc};
 use serde_json::{json, Map, Value};
@@ -50,6 +50,125 @@ pub struct Partition {
     pub growth: Growth,
 }
 
+/// A database of a mongod. Its `DATABASE_STORAGE_SIZE + DATABASE_INDEX_SIZE` at `t` is
+/// [`Database::size_at`]; the databases of a host add up to its `data` partition's used-space
+/// trend minus [`Host::data_overhead_bytes`] (see [`Database::size_at`] for the slack).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Database {
+    /// Database name (`orders`, `admin`, ...).
+    pub name: String,
+    /// Storage plus index bytes at the anchor.
+    pub size_at_anchor: f64,
+    /// Growth of storage plus index, bytes per day (its share of the data partition's).
+    pub growth_bytes_per_day: f64,
+    /// The share of the size that is indexes (`DATABASE_INDEX_SIZE`).
+    pub index_fraction: f64,
+    /// Uncompressed data over storage (`DATABASE_DATA_SIZE / DATABASE_STORAGE_SIZE`).
+    pub data_ratio: f64,
+    /// Average document size in bytes (`DATABASE_AVERAGE_OBJECT_SIZE`).
+    pub average_object_size: f64,
+    /// Number of collections.
+    pub collections: u64,
+    /// Whether this database drives most of its disk's growth (at most one per host).
+    pub drives_growth: bool,
+}
+
+impl Database {
+    /// Storage plus index bytes at `anchor + days`, never below zero. With no clamp, the sum
+    /// over a host's databases equals the data partition's trend minus the overhead exactly;
+    /// the clamp can only act more than 60 days before the anchor (sizes are seeded so that
+    /// every database is positive over those 60 days). The served disk series adds its noise
+    /// (`Partition::noise_bytes`) on top: that is the stated slack.
+    pub fn size_at(&self, days: f64) -> f64 {
+        (self.size_at_anchor + self.growth_bytes_per_day * days).max(0.0)
+    }
+}
+
+/// Application database names; `admin`, `config` and `local` are added to each mongod.
+const DATABASE_NAMES: [&str; 10] = [
+    "orders",
+    "customers",
+    "inventory",
+    "events",
+    "sessions",
+    "analytics",
+    "billing",
+    "catalog",
+    "audit",
+    "payments",
+];
+
+/// The databases of a mongod whose data partition is `data`, from an RNG of their own (the
+/// rest of the world is the same with or without them). Returns them with the constant bytes of
+/// the partition that no database accounts for (journal, diagnostics, the OS).
+fn databases(r: &mut SplitMix64, data: &Partition) -> (Vec<Database>, f64) {
+    const SYSTEM: [&str; 3] = ["admin", "config", "local"];
+    let growth = data.growth_bytes_per_day;
+    let used = data.used_bytes_at_anchor;
+    // What the databases must hold 60 days back for none to go negative.
+    let history = growth * 60.0;
+    let overhead = ((used - history).max(0.0) * (0.05 + 0.15 * r.f64())).round();
+    let total = used - overhead;
+    let spare = (total - history).max(0.0);
+    let mut names: Vec<&str> = DATABASE_NAMES.to_vec();
+    let apps = r.range(2, 5) as usize;
+    let mut picked: Vec<&str> = Vec::new();
+    for _ in 0..apps {
+        let i = r.range(0, names.len() as u64) as usize;
+        picked.push(names.remove(i));
+    }
+    // Growth shares: one application database takes 60-85 % of the growth when there is any.
+    let driver = r.range(0, apps as u64) as usize;
+    let driver_share = 0.6 + 0.25 * r.f64();
+    let others: Vec<f64> = (0..apps).map(|_| 0.2 + r.f64()).collect();
+    let others_sum: f64 = others
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != driver)
+        .map(|(_, w)| w)
+        .sum();
+    let grow_share = |i: usize| {
+        if i == driver {
+            driver_share
+        } else {
+            (1.0 - driver_share) * others[i] / others_sum
+        }
+    };
+    // Size shares of what is left once the history is covered: system databases are tiny.
+    let size_weights: Vec<f64> = (0..apps).map(|_| 0.2 + r.f64()).collect();
+    let system_total = (spare * 0.002).min(64.0 * 1024.0 * 1024.0);
+    let app_spare = spare - system_total;
+    let weight_sum: f64 = size_weights.iter().sum();
+    let mut out = Vec::new();
+    for (i, name) in picked.iter().enumerate() {
+        let g = growth * grow_share(i);
+        out.push(Database {
+            name: (*name).to_string(),
+            size_at_anchor: g * 60.0 + app_spare * size_weights[i] / weight_sum,
+            growth_bytes_per_day: g,
+            index_fraction: 0.08 + 0.2 * r.f64(),
+            data_ratio: 1.5 + 1.5 * r.f64(),
+            average_object_size: (200.0 + 1800.0 * r.f64()).round(),
+            collections: r.range(3, 60),
+            drives_growth: growth > 0.0 && i == driver,
+        });
+    }
+    for name in SYSTEM {
+        out.push(Database {
+            name: name.to_string(),
+            size_at_anchor: system_total / SYSTEM.len() as f64,
+            growth_bytes_per_day: 0.0,
+            index_fraction: 0.2,
+            data_ratio: 1.2,
+            average_object_size: (100.0 + 400.0 * r.f64()).round(),
+            collections: r.range(1, 8),
+            drives_growth: false,
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    (out, overhead)
+}
+
 /// A monitored host (a mongod or mongos process).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Host {
@@ -95,6 +214,10 @@ pub struct Host {
     pub ssl_enabled: bool,
     /// Disk partitions (1 to 3).
     pub partitions: Vec<Partition>,
+    /// Databases (none on a mongos), sorted by name.
+    pub databases: Vec<Database>,
+    /// Bytes of the `data` partition that no database accounts for (constant).
+    pub data_overhead_bytes: f64,
 }
 
 impl Host {
@@ -471,6 +594,13 @@ pub fn generate(
                 let name = names.remove(i);
                 parts.push(partition(&mut r, name));
             }
+            // Databases draw from their own stream, so the rest of the world does not move.
+            let mut dbr = SplitMix64::new(super::rng::hash(&[seed, index as u64, 0x6462_7321]));
+            let (dbs, overhead) = if plan.type_name == "SHARD_MONGOS" {
+                (Vec::new(), 0.0)
+            } else {
+                databases(&mut dbr, &parts[0])
+            };
             let mem = *r.pick(&[8192u64, 16_384, 32_768, 65_536, 131_072]);
             let data = r.range(200_000_000, 400_000_000_000);
             world.hosts.push(Host {
@@ -496,6 +626,8 @@ pub fn generate(
                 last_index_size_bytes: data / r.range(4, 12),
                 ssl_enabled: r.chance(0.7),
                 partitions: parts,
+                databases: dbs,
+                data_overhead_bytes: overhead,
             });
         }
         for plan in CONFIGS.iter() {

@@ -6,6 +6,15 @@ import opsapi
 from opsapi.testing import Simulator
 
 
+@pytest.fixture(autouse=True)
+def _own_config_file(monkeypatch, tmp_path_factory):
+    """No test reads or writes the profiles of the person running it."""
+    home = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("OPSAPI_CONFIG", str(home / "config.toml"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    monkeypatch.delenv("OPSAPI_PROFILE", raising=False)
+
+
 @pytest.fixture(scope="session")
 def sim():
     with Simulator(seed=0) as s:

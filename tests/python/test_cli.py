@@ -249,7 +249,7 @@ def test_host_measurements_to_file(csim, capsys, tmp_path, suffix) -> None:
     assert q["m"] == ["CONNECTIONS", "OPCOUNTER_QUERY"]
     frame = pl.read_csv(target) if suffix == "csv" else pl.read_parquet(target)
     assert frame.columns == [
-        "group_id", "host_id", "process_id", "partition_name",
+        "group_id", "host_id", "process_id", "partition_name", "database_name",
         "measurement", "units", "timestamp", "value",
     ]  # fmt: skip
     assert set(frame.get_column("measurement").cast(pl.String)) == {
@@ -329,3 +329,127 @@ def test_python_dash_m_and_private_key_never_printed(csim) -> None:
         [sys.executable, "-m", "opsapi.cli", "--help"], capture_output=True, text=True
     )
     assert r.returncode == 0 and "alerts" in r.stdout
+
+
+# ---- --output json on every command (issue 16) --------------------------------------------
+
+
+def test_output_json_on_every_alerts_command(csim, capsys) -> None:
+    alert_id = open_alert_ids(csim)[0]
+    code, out, err = run(capsys, "alerts", "ack", alert_id, "--for", "1h", "-o", "json")
+    assert code == 0, err
+    acked = json.loads(out)
+    assert acked["id"] == alert_id and acked["acknowledgedUntil"]
+    code, out, err = run(capsys, "--output", "json", "alerts", "unack", alert_id)
+    assert code == 0, err
+    assert json.loads(out)["id"] == alert_id
+    config_id = acked["alertConfigId"]
+    code, out, err = run(capsys, "alerts", "open", acked["groupId"], config_id, "-o", "json")
+    assert code == 0, err
+    assert all(a["alertConfigId"] == config_id for a in json.loads(out))
+
+
+def test_measurements_output_json_to_stdout(csim, capsys) -> None:
+    g, h = _first_host(csim)
+    code, out, err = run(
+        capsys,
+        "measurements", "host", g, h,
+        "--granularity", "PT1H", "--period", "P1D", "--metric", "CONNECTIONS",
+        "--output", "json",
+    )  # fmt: skip
+    assert code == 0, err
+    rows = json.loads(out)
+    expected = (
+        csim.client()
+        .measurements.host(g, h, granularity="PT1H", period="P1D", metrics=["CONNECTIONS"])
+        .to_polars()
+    )
+    assert len(rows) == expected.height > 0
+    assert rows[0]["measurement"] == "CONNECTIONS" and rows[0]["timestamp"].endswith("Z")
+    assert [r["value"] for r in rows] == expected.get_column("value").to_list()
+
+
+def test_measurements_fleet_to_a_folder_and_to_json(csim, capsys, tmp_path) -> None:
+    g = csim.group_ids[0]
+    window = ["--granularity", "PT1H", "--period", "P1D", "--metric", "CONNECTIONS"]
+    code, out, err = run(
+        capsys, "measurements", "fleet", "--project", g, *window, "-o", str(tmp_path / "f")
+    )
+    assert code == 0, err
+    hosts = [h.id for h in csim.client().hosts.list(g)]
+    files = sorted(p.relative_to(tmp_path / "f").as_posix() for p in (tmp_path / "f").rglob("*"))
+    assert [f for f in files if f.endswith(".parquet")] == sorted(
+        f"group_id={g}/host_id={h}/host.parquet" for h in hosts
+    )
+    code, out, err = run(capsys, "measurements", "fleet", "--project", g, *window, "-o", "json")
+    assert code == 0, err
+    rows = json.loads(out)
+    on_disk = pl.scan_parquet(tmp_path / "f" / "**" / "*.parquet", hive_partitioning=True)
+    assert len(rows) == on_disk.select(pl.len()).collect().item() > 0
+    assert {r["host_id"] for r in rows} == set(hosts)
+
+
+def test_completion_scripts(capsys) -> None:
+    for shell in ("bash", "zsh", "fish"):
+        code, out, err = run(capsys, "completion", shell)
+        assert code == 0, err
+        assert "alerts" in out and "measurements" in out and "--profile" in out
+
+
+def _bash_complete(script: str, words: list[str]) -> list[str]:
+    line = " ".join(f"'{w}'" for w in words)
+    prog = (
+        f"{script}\nCOMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; _opsapi; "
+        'printf "%s\\n" "${COMPREPLY[@]}"'
+    )
+    r = subprocess.run(["bash", "-c", prog], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    return sorted(r.stdout.split())
+
+
+def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
+    if subprocess.run(["bash", "-c", "true"]).returncode != 0:
+        pytest.skip("bash is not available")
+    script = run(capsys, "completion", "bash")[1]
+    assert _bash_complete(script, ["opsapi", ""]) == [
+        "alerts",
+        "completion",
+        "config",
+        "measurements",
+        "sim",
+    ]
+    assert _bash_complete(script, ["opsapi", "--profile", "prod", "al"]) == ["alerts"]
+    assert _bash_complete(script, ["opsapi", "alerts", "l"]) == ["list"]
+    assert "--granularity" in _bash_complete(script, ["opsapi", "measurements", "fleet", "--"])
+    assert _bash_complete(script, ["opsapi", "alerts", "list", "--output", ""]) == [
+        "csv",
+        "json",
+        "parquet",
+        "table",
+    ]
+    assert _bash_complete(script, ["opsapi", "completion", ""]) == ["bash", "fish", "zsh"]
+
+
+def test_fish_and_zsh_completion_scripts_load(capsys, tmp_path) -> None:
+    import shutil
+
+    fish, zsh = shutil.which("fish"), shutil.which("zsh")
+    if not fish and not zsh:
+        pytest.skip("neither fish nor zsh is installed")
+    if fish:
+        path = tmp_path / "opsapi.fish"
+        path.write_text(run(capsys, "completion", "fish")[1])
+        r = subprocess.run(
+            [fish, "--no-config", "-c", f"source {path}; complete -C 'opsapi alerts '"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert r.returncode == 0, r.stderr
+        words = {line.split("\t")[0] for line in r.stdout.splitlines()}
+        assert {"list", "ack", "unack", "open"} <= words
+    if zsh:
+        path = tmp_path / "_opsapi"
+        path.write_text(run(capsys, "completion", "zsh")[1])
+        r = subprocess.run([zsh, "-n", str(path)], capture_output=True, text=True, timeout=30)
+        assert r.returncode == 0, r.stderr

@@ -214,6 +214,7 @@ async def test_measurements_host_and_nulls(sim, client, aclient, ids):
         ("host_id", pl.String),
         ("process_id", pl.String),
         ("partition_name", pl.String),
+        ("database_name", pl.String),
         ("measurement", pl.String),
         ("units", pl.String),
         ("timestamp", pl.Datetime("ms", "UTC")),

@@ -19,6 +19,9 @@ from nbclient import NotebookClient  # noqa: E402
 
 from opsapi.testing import Simulator  # noqa: E402
 
+# Left out of the runs on the other CPythons (.ci/other-pythons): they test the report.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def nsim(monkeypatch, tmp_path):
@@ -70,15 +73,48 @@ def test_alerts_notebook_acks_and_unacks(nsim, tmp_path) -> None:
     assert all(paths.count(p) == 2 for p in paths)
 
 
-def test_demo_writes_the_report(monkeypatch, tmp_path, capsys) -> None:
+@pytest.fixture(scope="module")
+def demo_out(tmp_path_factory):
+    """``python -m opsapi.demo`` once for the tests below: (out folder, what it printed)."""
+    import contextlib
+    import io
+    import os
+
     from opsapi import demo
 
-    for name in ("OPSAPI_BASE_URL", "OPSAPI_PUBLIC_KEY", "OPSAPI_PRIVATE_KEY"):
-        monkeypatch.setenv(name, "must-not-be-used")  # the demo runs on the simulator
-    assert demo.main(["--out", str(tmp_path / "out")]) == 0
-    report = (tmp_path / "out" / "capacity.html").read_text()
+    out = tmp_path_factory.mktemp("demo") / "out"
+    printed = io.StringIO()
+    saved = {
+        k: os.environ.get(k) for k in ("OPSAPI_BASE_URL", "OPSAPI_PUBLIC_KEY", "OPSAPI_PRIVATE_KEY")
+    }
+    os.environ.update({k: "must-not-be-used" for k in saved})  # the demo runs on the simulator
+    try:
+        with contextlib.redirect_stdout(printed):
+            assert demo.main(["--out", str(out)]) == 0
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return out, printed.getvalue()
+
+
+def test_demo_writes_the_report(demo_out) -> None:
+    out, printed = demo_out
+    report = (out / "capacity.html").read_text()
     # Plots are inline SVG: the report needs no network to show them.
     assert "data:image/svg+xml" in report and "days_to_full" in report
     assert "cdn.jsdelivr.net/npm/vega" not in report
-    printed = capsys.readouterr().out
     assert "five partitions closest to full" in printed
+
+
+def test_headless_run_has_no_stray_output(demo_out) -> None:
+    out, _ = demo_out
+    nb = nbformat.read(out / "capacity.executed.ipynb", as_version=4)
+    for i, cell in enumerate(nb.cells):
+        for o in cell.get("outputs", []):
+            assert o.output_type != "error", (i, o)
+            assert o.get("name") != "stderr", (i, o.get("text"))
+            # No widget either: nobody is there to see it.
+            assert "application/vnd.jupyter.widget-view+json" not in o.get("data", {}), i

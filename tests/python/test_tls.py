@@ -150,7 +150,7 @@ def test_pem_files_go_with_the_simulator():
 
 def test_python_m_opsapi_sim_tls_prints_the_ca_file():
     proc = subprocess.Popen(
-        [sys.executable, "-m", "opsapi", "sim", "--tls", "self-signed"],
+        [sys.executable, "-m", "opsapi", "sim", "--port", "0", "--tls", "self-signed"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

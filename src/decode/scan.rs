@@ -15,13 +15,13 @@
 
 use serde_json::Value;
 
-use super::measurements::{
+use super::NESTING_LIMIT;
+use crate::models::measurements::{
     Measurements, Series, K_DATABASE, K_END, K_GRANULARITY, K_GROUP, K_HOST, K_LINKS,
     K_MEASUREMENTS, K_PARTITION, K_PROCESS, K_START,
 };
-use super::time::parse_millis;
-use super::Link;
-use crate::decode::NESTING_LIMIT;
+use crate::models::time::parse_millis;
+use crate::models::Link;
 use chrono::DateTime;
 
 /// Scans a measurements body (plain or in a `{"status", "content"}` envelope).

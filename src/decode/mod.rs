@@ -4,7 +4,31 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::error::{decode_error, Result};
-use crate::models::{Decode, Link, Measurements, Model};
+use crate::models::{Measurements, Model};
+
+mod page;
+pub(crate) mod scan;
+
+pub(crate) use page::{decode_page, Page};
+
+/// A response body this library decodes: every model, and [`Measurements`].
+pub trait Decode: Sized + Send + 'static {
+    /// Decodes `body`; `path` (the request path) is named in errors.
+    #[doc(hidden)]
+    fn decode_at(path: &str, body: &[u8]) -> crate::Result<Self>;
+}
+
+impl<T: Model> Decode for T {
+    fn decode_at(path: &str, body: &[u8]) -> crate::Result<Self> {
+        decode_object_at(path, body)
+    }
+}
+
+impl Decode for Measurements {
+    fn decode_at(path: &str, body: &[u8]) -> crate::Result<Self> {
+        decode_measurements(path, body)
+    }
+}
 
 /// The one nesting limit of every body this library decodes: arrays and objects may nest at
 /// most 127 deep (a model's own object counts as one); the 128th is a decode error naming
@@ -158,8 +182,7 @@ pub fn decode_model<T: Decode>(body: &[u8]) -> Result<T> {
 /// A model that keeps its object: its text is found, then the typed fields are read from it
 /// (see [`from_raw_at`]).
 pub(crate) fn decode_object_at<T: Model>(path: &str, body: &[u8]) -> Result<T> {
-    let raw: &RawValue =
-        serde_json::from_slice(body).map_err(|e| decode_error(path, String::new(), &e, body))?;
+    let raw: &RawValue = serde_json::from_slice(body).map_err(|e| syntax_error(path, &e, body))?;
     from_raw_at(path, None, unwrap_envelope_raw(raw).get(), body)
 }
 
@@ -192,7 +215,7 @@ fn unwrap_envelope_raw(raw: &RawValue) -> &RawValue {
 /// Measurements are large: scanned straight into columns in one pass; a body the scanner does
 /// not take is decoded by serde, with path tracking only on failure, to name the field.
 pub(crate) fn decode_measurements(path: &str, body: &[u8]) -> Result<Measurements> {
-    if let Some(m) = crate::models::scan::measurements(body) {
+    if let Some(m) = scan::measurements(body) {
         return Ok(m);
     }
     decode_measurements_serde(path, body)
@@ -224,6 +247,25 @@ pub(crate) fn decode_measurements_serde(path: &str, body: &[u8]) -> Result<Measu
 ///
 /// The typed fields are read straight from the text; only a failure reads it again, tracking
 /// the path to name the field.
+/// A body that is not JSON at all, or not part-way (garbled text, bytes that are not UTF-8 in a
+/// string): the error names the field the fault sits in, found by reading the body again with
+/// path tracking (only on this error path), or `.` when it is not inside any field.
+pub(crate) fn syntax_error(path: &str, e: &serde_json::Error, body: &[u8]) -> crate::Error {
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let field = match serde_path_to_error::deserialize::<_, serde_json::Value>(&mut de) {
+        Err(located) => {
+            let p = located.path().to_string();
+            if p == "." || p == "?" {
+                String::new()
+            } else {
+                p
+            }
+        }
+        Ok(_) => String::new(),
+    };
+    decode_error(path, field, e, body)
+}
+
 pub(crate) fn from_raw_at<T: Model>(
     path: &str,
     item: Option<usize>,
@@ -283,129 +325,6 @@ fn kind_of_text(text: &str) -> &'static str {
         Some(b't' | b'f') => "a boolean",
         Some(b'n') => "null",
         _ => "a number",
-    }
-}
-
-/// One page of a list: `{"links": [...], "results": [...], "totalCount": N}`.
-#[derive(Debug, Clone)]
-pub(crate) struct Page<T> {
-    pub(crate) items: Vec<T>,
-    pub(crate) total_count: Option<u64>,
-    pub(crate) links: Vec<Link>,
-}
-
-impl<T> Page<T> {
-    pub(crate) fn link(&self, rel: &str) -> Option<&str> {
-        self.links
-            .iter()
-            .find(|l| l.rel == rel)
-            .map(|l| l.href.as_str())
-    }
-}
-
-/// A page as the service sends it, with each item's text borrowed from the body.
-#[derive(Deserialize)]
-struct RawPage<'a> {
-    #[serde(borrow)]
-    results: Option<Vec<&'a RawValue>>,
-    #[serde(rename = "totalCount")]
-    total_count: Option<u64>,
-    links: Option<Vec<Link>>,
-}
-
-pub(crate) fn decode_page<T: Model>(path: &str, body: &[u8]) -> Result<Page<T>> {
-    let page = match serde_json::from_slice::<RawPage<'_>>(body) {
-        Ok(
-            page @ RawPage {
-                results: Some(_), ..
-            },
-        ) => page,
-        // Not the documented shape: read again as a value, to say precisely what is wrong.
-        _ => return decode_page_value(path, body),
-    };
-    let items = page
-        .results
-        .unwrap_or_default()
-        .into_iter()
-        .enumerate()
-        .map(|(i, raw)| from_raw_at(path, Some(i), raw.get(), body))
-        .collect::<Result<Vec<T>>>()?;
-    Ok(Page {
-        items,
-        total_count: page.total_count,
-        links: page.links.unwrap_or_default(),
-    })
-}
-
-/// The slow path of [`decode_page`], for bodies that are not the documented page: the error
-/// names the field at fault (or, for a body that is only unusual, such as one with a repeated
-/// key, the page decodes from its value).
-///
-/// The body is read as raw values, not as a `serde_json::Value`: the items keep the server's text
-/// exactly as on the fast path, and a page is not held to a tighter nesting limit than its
-/// items (a `Value` of the page counts the page's own two levels).
-fn decode_page_value<T: Model>(path: &str, body: &[u8]) -> Result<Page<T>> {
-    let raw: &RawValue =
-        serde_json::from_slice(body).map_err(|e| decode_error(path, String::new(), &e, body))?;
-    if !raw.get().starts_with('{') {
-        let e = "expected a list object";
-        return Err(decode_error(path, String::new(), &e, body));
-    }
-    // A repeated key: the last one wins, as in a `Value`.
-    let mut map: std::collections::HashMap<String, &RawValue> =
-        serde_json::from_str(raw.get()).map_err(|e| decode_error(path, String::new(), &e, body))?;
-    let is_null = |v: &RawValue| v.get() == "null";
-    let results = match map.remove("results") {
-        Some(v) if v.get().starts_with('[') => serde_json::from_str::<Vec<&RawValue>>(v.get())
-            .map_err(|e| decode_error(path, "results".into(), &e, body))?,
-        Some(v) if !is_null(v) => {
-            let e = format!("expected an array, found {}", kind_of_text(v.get()));
-            return Err(decode_error(path, "results".into(), &e, body));
-        }
-        _ => {
-            let e = <serde_json::Error as serde::de::Error>::missing_field("results");
-            return Err(decode_error(path, "results".into(), &e, body));
-        }
-    };
-    let total_count = match map.remove("totalCount") {
-        None => None,
-        Some(v) if is_null(v) => None,
-        Some(v) => match serde_json::from_str::<u64>(v.get()) {
-            Ok(n) => Some(n),
-            Err(_) => {
-                let e = "expected a non-negative integer";
-                return Err(decode_error(path, "totalCount".into(), &e, body));
-            }
-        },
-    };
-    let links = links_of(path, map.remove("links"), body)?;
-    let items = results
-        .into_iter()
-        .enumerate()
-        .map(|(i, v)| from_raw_at(path, Some(i), v.get(), body))
-        .collect::<Result<Vec<T>>>()?;
-    Ok(Page {
-        items,
-        total_count,
-        links,
-    })
-}
-
-fn links_of(path: &str, links: Option<&RawValue>, body: &[u8]) -> Result<Vec<Link>> {
-    match links {
-        None => Ok(Vec::new()),
-        Some(v) if v.get() == "null" => Ok(Vec::new()),
-        Some(v) => {
-            let mut de = serde_json::Deserializer::from_str(v.get());
-            serde_path_to_error::deserialize::<_, Vec<Link>>(&mut de).map_err(|e| {
-                decode_error(
-                    path,
-                    format!("links{}", e.path().to_string().trim_start_matches('.')),
-                    &without_position(e.inner()),
-                    body,
-                )
-            })
-        }
     }
 }
 

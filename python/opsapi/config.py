@@ -1,0 +1,428 @@
+"""Profiles: named connection settings in a TOML file, as mongocli and atlas-cli users know them.
+
+The file is ``$OPSAPI_CONFIG`` if set, else ``config.toml`` in the platform's config
+directory: ``$XDG_CONFIG_HOME/opsapi`` (default ``~/.config/opsapi``) on Linux and other
+Unixes, ``~/Library/Application Support/opsapi`` on macOS, ``%APPDATA%\\opsapi`` on Windows
+(``XDG_CONFIG_HOME``, when set, wins everywhere). One table per profile::
+
+    [prod]
+    base_url = "https://om.example.com:8443"
+    public_key = "abcdefgh"
+    private_key_env = "OPSAPI_PROD_PRIVATE_KEY"   # or one of:
+    # private_key_file = "/home/me/.config/opsapi/prod.key"   (mode 0600, else refused)
+    # private_key_keyring = true                              (service "opsapi", user "prod")
+    ca_file = "/etc/ssl/om-ca.pem"                 # optional, as are timeout, max_retries,
+                                                   # max_concurrency, verify, user_agent,
+                                                   # max_response_bytes
+
+The private key itself is never written into (nor read from) the TOML file.
+
+Example::
+
+    $ opsapi config init --profile prod --base-url https://om.example.com:8443 \\
+          --public-key abcdefgh --private-key-env OPSAPI_PROD_PRIVATE_KEY
+    >>> client = opsapi.Client.from_profile("prod")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from .exceptions import ConfigError
+
+__all__ = [
+    "CONFIG_ENV",
+    "KEYRING_SERVICE",
+    "PROFILE_ENV",
+    "Profile",
+    "client_arguments",
+    "config_path",
+    "load_profile",
+    "load_profiles",
+    "store_in_keyring",
+    "write_private_key_file",
+    "write_profile",
+]
+
+#: Environment variable that names the config file (tests, several configurations).
+CONFIG_ENV = "OPSAPI_CONFIG"
+#: Environment variable that names the profile when none is given.
+PROFILE_ENV = "OPSAPI_PROFILE"
+#: The system keyring's service name for private keys; the user name is the profile's name.
+KEYRING_SERVICE = "opsapi"
+DEFAULT_PROFILE = "default"
+
+# Settings a profile may hold, with their types; anything else is refused as a likely typo.
+_CONNECTION = {"base_url": str, "public_key": str}
+_KEY_SOURCES = {"private_key_env": str, "private_key_file": str, "private_key_keyring": bool}
+_OPTIONS: dict[str, Union[type, tuple[type, ...]]] = {
+    "ca_file": str,
+    "verify": bool,
+    "timeout": (int, float),
+    "max_retries": int,
+    "max_concurrency": int,
+    "user_agent": str,
+    "max_response_bytes": int,
+}
+_KNOWN = {**_CONNECTION, **_KEY_SOURCES, **_OPTIONS}
+
+
+def config_path() -> Path:
+    """The config file: ``$OPSAPI_CONFIG``, else ``config.toml`` in the platform's config dir.
+
+    >>> import os; os.environ["OPSAPI_CONFIG"] = "/tmp/opsapi.toml"
+    >>> str(config_path())
+    '/tmp/opsapi.toml'
+    >>> del os.environ["OPSAPI_CONFIG"]
+    """
+    explicit = os.environ.get(CONFIG_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg:
+        base = Path(xdg).expanduser()
+    elif sys.platform == "win32":
+        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        base = Path.home() / ".config"
+    return base / "opsapi" / "config.toml"
+
+
+def _toml_loads(text: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # a dependency on 3.9 and 3.10 only (pyproject's marker)
+        import tomli as tomllib
+    return tomllib.loads(text)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One profile of the config file. Holds where the private key is, never the key.
+
+    >>> p = Profile("prod", "https://om:8443", "pub", private_key_env="PROD_KEY")
+    >>> p.key_source
+    'env PROD_KEY'
+    """
+
+    name: str
+    base_url: str
+    public_key: str
+    private_key_env: Optional[str] = None
+    private_key_file: Optional[str] = None
+    private_key_keyring: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
+    path: Optional[Path] = None
+
+    @property
+    def key_source(self) -> str:
+        """Where the private key comes from: ``env NAME``, ``file PATH`` or ``keyring``."""
+        if self.private_key_env:
+            return f"env {self.private_key_env}"
+        if self.private_key_file:
+            return f"file {self.private_key_file}"
+        return "keyring"
+
+    def to_table(self) -> dict[str, Any]:
+        """The profile's TOML table (what ``write_profile`` writes)."""
+        out: dict[str, Any] = {"base_url": self.base_url, "public_key": self.public_key}
+        if self.private_key_env:
+            out["private_key_env"] = self.private_key_env
+        elif self.private_key_file:
+            out["private_key_file"] = self.private_key_file
+        else:
+            out["private_key_keyring"] = True
+        out.update(self.options)
+        return out
+
+    def private_key(self) -> str:
+        """The private key, from the environment, a 0600 file or the system keyring.
+
+        Raises ``ConfigError`` saying what is missing or why a file is refused.
+        """
+        where = f"profile {self.name!r}" + (f" of {self.path}" if self.path else "")
+        if self.private_key_env:
+            value = os.environ.get(self.private_key_env)
+            if not value:
+                raise ConfigError(
+                    f"{where} takes its private key from the environment variable "
+                    f"{self.private_key_env}, which is not set"
+                )
+            return value
+        if self.private_key_file:
+            return _read_key_file(Path(self.private_key_file).expanduser(), where)
+        return _keyring_key(self.name, where)
+
+
+def _read_key_file(path: Path, where: str) -> str:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: private key file {path} does not exist") from None
+    except OSError as e:
+        raise ConfigError(f"{where}: private key file {path}: {e.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{where}: private key file {path} is not a regular file")
+    # As ssh does with identity files: a key that other users can read is no longer private.
+    if os.name == "posix" and st.st_mode & 0o077:
+        raise ConfigError(
+            f"{where}: private key file {path} has permissions "
+            f"{stat.S_IMODE(st.st_mode):04o}, so other users can read or change it; "
+            f"opsapi reads a key file only with 0600 (run: chmod 600 {path})"
+        )
+    try:
+        key = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{where}: private key file {path} cannot be read: {e}") from None
+    if not key:
+        raise ConfigError(f"{where}: private key file {path} is empty")
+    return key
+
+
+def _keyring() -> Any:
+    try:
+        import keyring
+    except ImportError:
+        raise ConfigError(
+            "the private key is in the system keyring, but the keyring package is not "
+            "installed (pip install keyring)"
+        ) from None
+    return keyring
+
+
+def _keyring_key(name: str, where: str) -> str:
+    keyring = _keyring()
+    try:
+        key = keyring.get_password(KEYRING_SERVICE, name)
+    except Exception as e:  # keyring.errors.KeyringError and backends' own
+        raise ConfigError(f"{where}: the system keyring failed: {type(e).__name__}: {e}") from None
+    if not key:
+        raise ConfigError(
+            f"{where}: no private key in the system keyring (service {KEYRING_SERVICE!r}, "
+            f"user {name!r}); store one with: opsapi config init --profile {name} --keyring"
+        )
+    return key
+
+
+def store_in_keyring(profile: str, private_key: str) -> None:
+    """Stores ``private_key`` in the system keyring for ``profile``."""
+    keyring = _keyring()
+    try:
+        keyring.set_password(KEYRING_SERVICE, profile, private_key)
+    except Exception as e:
+        raise ConfigError(f"the system keyring failed: {type(e).__name__}: {e}") from None
+
+
+def write_private_key_file(
+    path: Union[str, Path], private_key: str, *, force: bool = False
+) -> Path:
+    """Writes ``private_key`` to ``path`` with mode 0600 (created so, never widened first)."""
+    path = Path(path).expanduser()
+    if path.exists() and not force:
+        raise ConfigError(f"{path} exists; pass --force to replace it")
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(private_key.strip() + "\n")
+        os.chmod(tmp, 0o600)  # O_CREAT's mode does not apply to a file that existed
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_profiles(path: Union[str, Path, None] = None) -> dict[str, Profile]:
+    """Every profile of the config file, by name; ``{}`` when the file does not exist."""
+    file = Path(path).expanduser() if path is not None else config_path()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"config file {file} cannot be read: {e}") from None
+    try:
+        doc = _toml_loads(text)
+    except ValueError as e:  # tomllib.TOMLDecodeError
+        raise ConfigError(f"config file {file} is not valid TOML: {e}") from None
+    return {name: _profile(name, table, file) for name, table in doc.items()}
+
+
+def _profile(name: str, table: Any, file: Path) -> Profile:
+    where = f"profile {name!r} of {file}"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{file}: {name!r} is not a table; each profile is a [name] table")
+    if "private_key" in table:
+        raise ConfigError(
+            f"{where} holds a private_key: opsapi never reads a key from the config file; "
+            "use private_key_env, private_key_file (mode 0600) or private_key_keyring"
+        )
+    for key, value in table.items():
+        expected = _KNOWN.get(key)
+        if expected is None:
+            raise ConfigError(f"{where}: unknown setting {key!r} (known: {', '.join(_KNOWN)})")
+        wrong = isinstance(value, bool) and expected is not bool
+        if wrong or not isinstance(value, expected):
+            kind = expected.__name__ if isinstance(expected, type) else "number"
+            raise ConfigError(f"{where}: {key} must be a {kind}, not {value!r}")
+    for key in _CONNECTION:
+        if not table.get(key):
+            raise ConfigError(f"{where}: {key} is missing")
+    sources = [k for k in _KEY_SOURCES if table.get(k)]
+    if len(sources) != 1:
+        raise ConfigError(
+            f"{where}: give exactly one of private_key_env, private_key_file, "
+            f"private_key_keyring = true (found {', '.join(sources) or 'none'})"
+        )
+    return Profile(
+        name=name,
+        base_url=table["base_url"],
+        public_key=table["public_key"],
+        private_key_env=table.get("private_key_env"),
+        private_key_file=table.get("private_key_file"),
+        private_key_keyring=bool(table.get("private_key_keyring")),
+        options={k: v for k, v in table.items() if k in _OPTIONS},
+        path=file,
+    )
+
+
+def profile_name(name: Optional[str] = None) -> str:
+    """``name``, else ``$OPSAPI_PROFILE``, else ``"default"``."""
+    return name or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
+
+
+def load_profile(name: Optional[str] = None, path: Union[str, Path, None] = None) -> Profile:
+    """One profile; ``ConfigError`` naming the file and the profiles it has when missing."""
+    name = profile_name(name)
+    file = Path(path).expanduser() if path is not None else config_path()
+    profiles = load_profiles(file)
+    if name not in profiles:
+        have = ", ".join(sorted(profiles)) or "none"
+        raise ConfigError(
+            f"no profile {name!r} in {file} (profiles: {have}); "
+            f"create it with: opsapi config init --profile {name}"
+        )
+    return profiles[name]
+
+
+def client_arguments(
+    name: Optional[str] = None, path: Union[str, Path, None] = None, **overrides: Any
+) -> tuple[tuple[str, str, str], dict[str, Any]]:
+    """``(base_url, public_key, private_key), options`` for ``Client(*args, **options)``."""
+    p = load_profile(name, path)
+    options = {**p.options, **{k: v for k, v in overrides.items() if v is not None}}
+    return (p.base_url, p.public_key, p.private_key()), options
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_str(key)
+
+
+def _toml_str(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch in "\b\t\n\f\r":
+            out.append({"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return _toml_str(v)
+    raise TypeError(f"a profile setting is a str, bool or number, not {type(v).__name__}")
+
+
+def dumps(profiles: dict[str, dict[str, Any]]) -> str:
+    """Flat TOML tables, one per profile (no library needed for this much TOML).
+
+    >>> print(dumps({"prod": {"base_url": "https://om", "private_key_keyring": True}}), end="")
+    [prod]
+    base_url = "https://om"
+    private_key_keyring = true
+    """
+    parts = []
+    for name, table in profiles.items():
+        lines = [f"[{_toml_key(name)}]"]
+        lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in table.items()]
+        parts.append("\n".join(lines) + "\n")
+    return "\n".join(parts)
+
+
+def write_profile(
+    profile: Profile, path: Union[str, Path, None] = None, *, force: bool = False
+) -> Path:
+    """Adds ``profile`` to the config file (or replaces it with ``force``); returns the file.
+
+    The other profiles are kept; comments in the file are not (the file is rewritten).
+    """
+    file = Path(path).expanduser() if path is not None else config_path()
+    existing = load_profiles(file)
+    if profile.name in existing and not force:
+        raise ConfigError(f"profile {profile.name!r} exists in {file}; pass --force to replace it")
+    tables = {name: p.to_table() for name, p in existing.items()}
+    tables[profile.name] = profile.to_table()
+    file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = file.with_name(file.name + ".tmp")
+    # No secret inside, but URLs and key names are nobody else's business either.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(dumps(tables))
+    os.replace(tmp, file)
+    return file
+
+
+def from_profile(
+    cls: Any,
+    name: Optional[str] = None,
+    *,
+    path: Union[str, os.PathLike[str], None] = None,
+    timeout: Optional[float] = None,
+    max_retries: Optional[int] = None,
+    max_concurrency: Optional[int] = None,
+    verify: Optional[bool] = None,
+    ca_file: Union[str, os.PathLike[str], None] = None,
+    user_agent: Optional[str] = None,
+    max_response_bytes: Optional[int] = None,
+) -> Any:
+    """A client from a profile written by ``opsapi config init``.
+
+    ``name`` defaults to ``$OPSAPI_PROFILE``, then ``"default"``; ``path`` (the config file)
+    to :func:`opsapi.config.config_path`. Keyword arguments override the profile's settings.
+    A missing profile, setting or private key is a ``ConfigError`` that says which.
+
+    >>> client = opsapi.Client.from_profile("prod")  # doctest: +SKIP
+    >>> client = opsapi.AsyncClient.from_profile("prod", timeout=60)  # doctest: +SKIP
+    """
+    args, kwargs = client_arguments(
+        name,
+        path,
+        timeout=timeout,
+        max_retries=max_retries,
+        max_concurrency=max_concurrency,
+        verify=verify,
+        ca_file=None if ca_file is None else os.fspath(ca_file),
+        user_agent=user_agent,
+        max_response_bytes=max_response_bytes,
+    )
+    return cls(*args, **kwargs)

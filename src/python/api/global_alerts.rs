@@ -1,0 +1,512 @@
+//! `client.global_alerts`: list, iterate page by page, get, acknowledge, un-acknowledge, one
+//! or many at once.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures_util::{FutureExt, Stream, StreamExt};
+use pyo3::exceptions::PyStopAsyncIteration;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use super::handle_pair;
+use crate::api::global_alerts::{acknowledge_many_requests, Acknowledgement, GlobalAlertsQuery};
+use crate::python::args;
+use crate::python::errors::to_py_err;
+use crate::python::models::{Alert, AlertList};
+use crate::python::runtime::{block_on, dispatch, py_future};
+use crate::AlertStatus;
+
+handle_pair!(
+    /// Global alerts.
+    GlobalAlerts,
+    AsyncGlobalAlerts
+);
+
+fn alerts_query(
+    py: Python<'_>,
+    status: Option<&Bound<'_, PyAny>>,
+    created_on_or_after: Option<&Bound<'_, PyAny>>,
+    created_on_or_before: Option<&Bound<'_, PyAny>>,
+) -> PyResult<GlobalAlertsQuery> {
+    let mut q = GlobalAlertsQuery::new();
+    if let Some(s) = args::string(py, "status", status)? {
+        q = q.status(AlertStatus::from(s.as_str()));
+    }
+    if let Some(t) = args::timestamp(py, "created_on_or_after", created_on_or_after)? {
+        q = q.created_on_or_after(t);
+    }
+    if let Some(t) = args::timestamp(py, "created_on_or_before", created_on_or_before)? {
+        q = q.created_on_or_before(t);
+    }
+    q.validate().map_err(|e| to_py_err(py, e))?;
+    Ok(q)
+}
+
+fn list(
+    py: Python<'_>,
+    c: &crate::Client,
+    is_async: bool,
+    status: Option<&Bound<'_, PyAny>>,
+    created_on_or_after: Option<&Bound<'_, PyAny>>,
+    created_on_or_before: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let q = alerts_query(py, status, created_on_or_after, created_on_or_before)?;
+    let c = c.clone();
+    dispatch(py, is_async, async move {
+        Ok(AlertList::from(c.global_alerts().list(&q).await?))
+    })
+}
+
+#[pymethods]
+impl GlobalAlerts {
+    /// Every global alert matching the filters, every page (an `AlertList`, fetched with
+    /// bounded concurrency once `totalCount` is known).
+    ///
+    /// >>> alerts = client.global_alerts.list(status="OPEN")  # doctest: +SKIP
+    /// >>> alerts.total_count, alerts.to_polars().height  # doctest: +SKIP
+    #[pyo3(signature = (*, status = None, created_on_or_after = None, created_on_or_before = None))]
+    fn list(
+        &self,
+        py: Python<'_>,
+        status: Option<&Bound<'_, PyAny>>,
+        created_on_or_after: Option<&Bound<'_, PyAny>>,
+        created_on_or_before: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let (a, b) = (created_on_or_after, created_on_or_before);
+        list(py, &self.client, false, status, a, b)
+    }
+}
+
+#[pymethods]
+impl AsyncGlobalAlerts {
+    /// Every global alert matching the filters, every page (an `AlertList`).
+    ///
+    /// >>> alerts = await client.global_alerts.list(status="OPEN")  # doctest: +SKIP
+    #[pyo3(signature = (*, status = None, created_on_or_after = None, created_on_or_before = None))]
+    fn list(
+        &self,
+        py: Python<'_>,
+        status: Option<&Bound<'_, PyAny>>,
+        created_on_or_after: Option<&Bound<'_, PyAny>>,
+        created_on_or_before: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let (a, b) = (created_on_or_after, created_on_or_before);
+        list(py, &self.client, true, status, a, b)
+    }
+}
+
+fn iter(
+    py: Python<'_>,
+    c: &crate::Client,
+    is_async: bool,
+    status: Option<&Bound<'_, PyAny>>,
+    created_on_or_after: Option<&Bound<'_, PyAny>>,
+    created_on_or_before: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let q = alerts_query(py, status, created_on_or_after, created_on_or_before)?;
+    let stream = c.global_alerts().stream(&q).map_err(|e| to_py_err(py, e))?;
+    alert_iterator(py, is_async, Box::pin(stream))
+}
+
+#[pymethods]
+impl GlobalAlerts {
+    /// The same alerts, lazily, page by page: `for alert in client.global_alerts.iter(...)`.
+    ///
+    /// >>> for alert in client.global_alerts.iter(status="OPEN"):  # doctest: +SKIP
+    /// ...     print(alert.id, alert.current_value)
+    #[pyo3(signature = (*, status = None, created_on_or_after = None, created_on_or_before = None))]
+    fn iter(
+        &self,
+        py: Python<'_>,
+        status: Option<&Bound<'_, PyAny>>,
+        created_on_or_after: Option<&Bound<'_, PyAny>>,
+        created_on_or_before: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let (a, b) = (created_on_or_after, created_on_or_before);
+        iter(py, &self.client, false, status, a, b)
+    }
+}
+
+#[pymethods]
+impl AsyncGlobalAlerts {
+    /// The same alerts, lazily, page by page: `async for alert in client.global_alerts.iter(...)`
+    /// (a plain `for` raises `TypeError`).
+    ///
+    /// >>> async for alert in client.global_alerts.iter(status="OPEN"):  # doctest: +SKIP
+    /// ...     print(alert.id)
+    #[pyo3(signature = (*, status = None, created_on_or_after = None, created_on_or_before = None))]
+    fn iter(
+        &self,
+        py: Python<'_>,
+        status: Option<&Bound<'_, PyAny>>,
+        created_on_or_after: Option<&Bound<'_, PyAny>>,
+        created_on_or_before: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let (a, b) = (created_on_or_after, created_on_or_before);
+        iter(py, &self.client, true, status, a, b)
+    }
+}
+
+fn get(
+    py: Python<'_>,
+    c: &crate::Client,
+    is_async: bool,
+    alert_id: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let alert_id = args::text(py, "alert_id", alert_id)?;
+    let c = c.clone();
+    dispatch(py, is_async, async move {
+        Ok(Alert::from(c.global_alerts().get(&alert_id).await?))
+    })
+}
+
+#[pymethods]
+impl GlobalAlerts {
+    /// One global alert: `GET /globalAlerts/{alert_id}`.
+    ///
+    /// >>> client.global_alerts.get(alert_id).status  # doctest: +SKIP
+    /// 'OPEN'
+    fn get(&self, py: Python<'_>, alert_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        get(py, &self.client, false, alert_id)
+    }
+}
+
+#[pymethods]
+impl AsyncGlobalAlerts {
+    /// One global alert: `GET /globalAlerts/{alert_id}`.
+    ///
+    /// >>> (await client.global_alerts.get(alert_id)).status  # doctest: +SKIP
+    /// 'OPEN'
+    fn get(&self, py: Python<'_>, alert_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        get(py, &self.client, true, alert_id)
+    }
+}
+
+/// The acknowledgement of `acknowledge(...)`'s keyword arguments: exactly one of `until`,
+/// `duration` or `forever=True`.
+fn acknowledgement(
+    py: Python<'_>,
+    until: Option<&Bound<'_, PyAny>>,
+    duration: Option<&Bound<'_, PyAny>>,
+    forever: Option<&Bound<'_, PyAny>>,
+    comment: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Acknowledgement> {
+    let forever = args::flag(py, "forever", forever)?.unwrap_or(false);
+    let comment = args::string(py, "comment", comment)?;
+    let until = args::timestamp(py, "until", until)?;
+    let duration = args::duration(py, "duration", duration)?;
+    Acknowledgement::from_parts(until, duration.as_deref(), forever, comment)
+        .map_err(|e| to_py_err(py, e))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn acknowledge(
+    py: Python<'_>,
+    c: &crate::Client,
+    is_async: bool,
+    alert_id: &Bound<'_, PyAny>,
+    until: Option<&Bound<'_, PyAny>>,
+    duration: Option<&Bound<'_, PyAny>>,
+    forever: Option<&Bound<'_, PyAny>>,
+    comment: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let alert_id = args::text(py, "alert_id", alert_id)?;
+    let ack = acknowledgement(py, until, duration, forever, comment)?;
+    let c = c.clone();
+    dispatch(py, is_async, async move {
+        Ok(Alert::from(
+            c.global_alerts().acknowledge(&alert_id, &ack).await?,
+        ))
+    })
+}
+
+#[pymethods]
+impl GlobalAlerts {
+    /// Acknowledges an alert until a time (`until`), for a while (`duration`: `"4h"`,
+    /// `"PT4H"`, a timedelta) or `forever=True`; returns the alert. Never sent twice once an
+    /// attempt may have reached the server.
+    ///
+    /// >>> client.global_alerts.acknowledge(alert_id, duration="4h", comment="resizing")  # doctest: +SKIP
+    #[pyo3(signature = (alert_id, *, until = None, duration = None, forever = None, comment = None))]
+    fn acknowledge(
+        &self,
+        py: Python<'_>,
+        alert_id: &Bound<'_, PyAny>,
+        until: Option<&Bound<'_, PyAny>>,
+        duration: Option<&Bound<'_, PyAny>>,
+        forever: Option<&Bound<'_, PyAny>>,
+        comment: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let c = &self.client;
+        acknowledge(py, c, false, alert_id, until, duration, forever, comment)
+    }
+}
+
+#[pymethods]
+impl AsyncGlobalAlerts {
+    /// Acknowledges an alert until a time (`until`), for a while (`duration`) or
+    /// `forever=True`; returns the alert.
+    ///
+    /// >>> await client.global_alerts.acknowledge(alert_id, duration="4h")  # doctest: +SKIP
+    #[pyo3(signature = (alert_id, *, until = None, duration = None, forever = None, comment = None))]
+    fn acknowledge(
+        &self,
+        py: Python<'_>,
+        alert_id: &Bound<'_, PyAny>,
+        until: Option<&Bound<'_, PyAny>>,
+        duration: Option<&Bound<'_, PyAny>>,
+        forever: Option<&Bound<'_, PyAny>>,
+        comment: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let c = &self.client;
+        acknowledge(py, c, true, alert_id, until, duration, forever, comment)
+    }
+}
+
+fn unacknowledge(
+    py: Python<'_>,
+    c: &crate::Client,
+    is_async: bool,
+    alert_id: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let alert_id = args::text(py, "alert_id", alert_id)?;
+    let c = c.clone();
+    dispatch(py, is_async, async move {
+        Ok(Alert::from(
+            c.global_alerts().unacknowledge(&alert_id).await?,
+        ))
+    })
+}
+
+#[pymethods]
+impl GlobalAlerts {
+    /// Un-acknowledges an alert (sends an `acknowledgedUntil` in the past); returns the alert.
+    ///
+    /// >>> client.global_alerts.unacknowledge(alert_id).acknowledged_until  # doctest: +SKIP
+    fn unacknowledge(&self, py: Python<'_>, alert_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        unacknowledge(py, &self.client, false, alert_id)
+    }
+}
+
+#[pymethods]
+impl AsyncGlobalAlerts {
+    /// Un-acknowledges an alert (sends an `acknowledgedUntil` in the past); returns the alert.
+    ///
+    /// >>> await client.global_alerts.unacknowledge(alert_id)  # doctest: +SKIP
+    fn unacknowledge(&self, py: Python<'_>, alert_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        unacknowledge(py, &self.client, true, alert_id)
+    }
+}
+
+/// The results of an `*_many` call as Python sees them: a list with one `GlobalAlert` or one
+/// exception object (an `OpsApiError`, not raised) per id.
+struct ManyResults(Vec<crate::Result<crate::Alert>>);
+
+impl<'py> IntoPyObject<'py> for ManyResults {
+    type Target = PyList;
+    type Output = Bound<'py, PyList>;
+    type Error = PyErr;
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for r in self.0 {
+            match r {
+                Ok(alert) => list.append(Alert::from(alert))?,
+                Err(e) => list.append(to_py_err(py, e).into_value(py))?,
+            }
+        }
+        Ok(list)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn acknowledge_many(
+    py: Python<'_>,
+    c: &crate::Client,
+    is_async: bool,
+    alert_ids: &Bound<'_, PyAny>,
+    until: Option<&Bound<'_, PyAny>>,
+    duration: Option<&Bound<'_, PyAny>>,
+    forever: Option<&Bound<'_, PyAny>>,
+    comment: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let ids = args::texts(py, "alert_ids", "a list of alert ids", alert_ids)?;
+    let ack = acknowledgement(py, until, duration, forever, comment)?;
+    many(py, c, is_async, ids, ack)
+}
+
+/// Checks every request before any is sent (an argument error raises), then sends them.
+fn many(
+    py: Python<'_>,
+    c: &crate::Client,
+    is_async: bool,
+    ids: Vec<String>,
+    ack: Acknowledgement,
+) -> PyResult<Py<PyAny>> {
+    acknowledge_many_requests(&ids, &ack, chrono::Utc::now()).map_err(|e| to_py_err(py, e))?;
+    let c = c.clone();
+    dispatch(py, is_async, async move {
+        Ok(ManyResults(
+            c.global_alerts().acknowledge_many(&ids, &ack).await?,
+        ))
+    })
+}
+
+#[pymethods]
+impl GlobalAlerts {
+    /// Acknowledges many alerts concurrently (at most `max_concurrency` at once): one result
+    /// per id, in the order given, each a `GlobalAlert` or the exception object of its failure
+    /// (returned, not raised: one bad id stops nothing). The acknowledgement is that of
+    /// `acknowledge`; an argument error raises before any request is sent.
+    ///
+    /// >>> results = client.global_alerts.acknowledge_many(ids, duration="2h")  # doctest: +SKIP
+    /// >>> failed = [r for r in results if isinstance(r, opsapi.OpsApiError)]  # doctest: +SKIP
+    #[pyo3(signature = (alert_ids, *, until = None, duration = None, forever = None, comment = None))]
+    fn acknowledge_many(
+        &self,
+        py: Python<'_>,
+        alert_ids: &Bound<'_, PyAny>,
+        until: Option<&Bound<'_, PyAny>>,
+        duration: Option<&Bound<'_, PyAny>>,
+        forever: Option<&Bound<'_, PyAny>>,
+        comment: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let c = &self.client;
+        acknowledge_many(py, c, false, alert_ids, until, duration, forever, comment)
+    }
+
+    /// Un-acknowledges many alerts concurrently: one result per id, in the order given, each
+    /// a `GlobalAlert` or the exception object of its failure.
+    ///
+    /// >>> results = client.global_alerts.unacknowledge_many(ids)  # doctest: +SKIP
+    fn unacknowledge_many(
+        &self,
+        py: Python<'_>,
+        alert_ids: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let ids = args::texts(py, "alert_ids", "a list of alert ids", alert_ids)?;
+        many(
+            py,
+            &self.client,
+            false,
+            ids,
+            Acknowledgement::unacknowledge(),
+        )
+    }
+}
+
+#[pymethods]
+impl AsyncGlobalAlerts {
+    /// Acknowledges many alerts concurrently: one result per id, in the order given, each a
+    /// `GlobalAlert` or the exception object of its failure (returned, not raised).
+    ///
+    /// >>> results = await client.global_alerts.acknowledge_many(ids, duration="2h")  # doctest: +SKIP
+    #[pyo3(signature = (alert_ids, *, until = None, duration = None, forever = None, comment = None))]
+    fn acknowledge_many(
+        &self,
+        py: Python<'_>,
+        alert_ids: &Bound<'_, PyAny>,
+        until: Option<&Bound<'_, PyAny>>,
+        duration: Option<&Bound<'_, PyAny>>,
+        forever: Option<&Bound<'_, PyAny>>,
+        comment: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let c = &self.client;
+        acknowledge_many(py, c, true, alert_ids, until, duration, forever, comment)
+    }
+
+    /// Un-acknowledges many alerts concurrently: one result per id, in the order given.
+    ///
+    /// >>> results = await client.global_alerts.unacknowledge_many(ids)  # doctest: +SKIP
+    fn unacknowledge_many(
+        &self,
+        py: Python<'_>,
+        alert_ids: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let ids = args::texts(py, "alert_ids", "a list of alert ids", alert_ids)?;
+        many(
+            py,
+            &self.client,
+            true,
+            ids,
+            Acknowledgement::unacknowledge(),
+        )
+    }
+}
+
+type AlertStream = Pin<Box<dyn Stream<Item = crate::Result<crate::Alert>> + Send>>;
+
+/// Global alerts of the sync client, page by page: `for alert in client.global_alerts.iter()`.
+#[pyclass(frozen, name = "AlertIterator", module = "opsapi._native")]
+pub struct AlertIterator {
+    stream: Arc<tokio::sync::Mutex<AlertStream>>,
+}
+
+#[pymethods]
+impl AlertIterator {
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Alert>> {
+        // The items of a page that has arrived are ready at once: hand them over without a
+        // round trip through the runtime. Polled inside the runtime's context, so that a
+        // stream that starts fetching the next page can create its I/O; then it is awaited.
+        if let Ok(mut guard) = self.stream.try_lock() {
+            let _context = crate::python::runtime::handle()?.enter();
+            if let Some(ready) = guard.next().now_or_never() {
+                return match ready {
+                    Some(Ok(alert)) => Ok(Some(Alert::from(alert))),
+                    Some(Err(e)) => Err(to_py_err(py, e)),
+                    None => Ok(None),
+                };
+            }
+        }
+        let stream = self.stream.clone();
+        let next = block_on(
+            py,
+            async move { stream.lock().await.next().await.transpose() },
+        )?;
+        Ok(next.map(Alert::from))
+    }
+}
+
+/// Global alerts of the async client, page by page: `async for alert in client.global_alerts.iter()`.
+#[pyclass(frozen, name = "AsyncAlertIterator", module = "opsapi._native")]
+pub struct AsyncAlertIterator {
+    stream: Arc<tokio::sync::Mutex<AlertStream>>,
+}
+
+#[pymethods]
+impl AsyncAlertIterator {
+    /// A plain `for` would block the event loop for the whole listing.
+    fn __iter__(&self) -> PyResult<()> {
+        Err(pyo3::exceptions::PyTypeError::new_err(
+            "AsyncClient.global_alerts.iter() is an async iterator: use `async for alert in ...` \
+             (a plain `for` would block the event loop), or the sync opsapi.Client",
+        ))
+    }
+    fn __aiter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+    fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let stream = self.stream.clone();
+        py_future(py, async move {
+            let next = stream.lock().await.next().await;
+            match next {
+                Some(Ok(a)) => Ok(Alert::from(a)),
+                Some(Err(e)) => Err(Python::attach(|py| to_py_err(py, e))),
+                None => Err(PyStopAsyncIteration::new_err(())),
+            }
+        })
+    }
+}
+
+/// The iterator class of each client: `for` for the sync one, `async for` for the async one.
+fn alert_iterator(py: Python<'_>, is_async: bool, stream: AlertStream) -> PyResult<Py<PyAny>> {
+    let stream = Arc::new(tokio::sync::Mutex::new(stream));
+    Ok(if is_async {
+        Py::new(py, AsyncAlertIterator { stream })?.into_any()
+    } else {
+        Py::new(py, AlertIterator { stream })?.into_any()
+    })
+}

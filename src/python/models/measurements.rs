@@ -1,0 +1,156 @@
+//! Python classes of measurements: a series per measurement, columns handed to polars whole.
+
+use chrono::{DateTime, Utc};
+use pyo3::prelude::*;
+use pyo3_polars::PyDataFrame;
+
+use super::{json_loads, json_to_py, PyField};
+use crate::frame::Shape;
+use crate::python::errors::to_py_err;
+
+fn repr_opt<T: std::fmt::Debug>(v: &Option<T>) -> String {
+    match v {
+        Some(v) => format!("{v:?}").replace('"', "'"),
+        None => "None".into(),
+    }
+}
+
+/// One measurement's time series.
+#[pyclass(
+    frozen,
+    name = "Series",
+    module = "opsapi._native",
+    skip_from_py_object
+)]
+#[derive(Clone)]
+pub struct Series {
+    inner: crate::Series,
+}
+
+#[pymethods]
+impl Series {
+    #[getter]
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+    #[getter]
+    fn units(&self) -> Option<&str> {
+        self.inner.units.as_deref()
+    }
+    /// Timezone-aware (UTC) datetimes, one per data point.
+    #[getter]
+    fn timestamps(&self) -> Vec<Option<DateTime<Utc>>> {
+        self.inner
+            .timestamps
+            .iter()
+            .map(|&ms| DateTime::from_timestamp_millis(ms))
+            .collect()
+    }
+    /// Values, `None` where the server sent null.
+    #[getter]
+    fn values(&self) -> Vec<Option<f64>> {
+        self.inner.values.clone()
+    }
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Series(name={:?}, units={}, points={})",
+            self.inner.name,
+            repr_opt(&self.inner.units),
+            self.inner.len()
+        )
+        .replace('"', "'")
+    }
+}
+
+/// Measurements of a host or a disk partition.
+#[pyclass(
+    frozen,
+    name = "Measurements",
+    module = "opsapi._native",
+    skip_from_py_object
+)]
+pub struct Measurements {
+    inner: crate::Measurements,
+}
+
+impl From<crate::Measurements> for Measurements {
+    fn from(inner: crate::Measurements) -> Self {
+        Self { inner }
+    }
+}
+
+#[pymethods]
+impl Measurements {
+    #[getter]
+    fn group_id(&self) -> Option<&str> {
+        self.inner.group_id.as_deref()
+    }
+    #[getter]
+    fn host_id(&self) -> Option<&str> {
+        self.inner.host_id.as_deref()
+    }
+    #[getter]
+    fn process_id(&self) -> Option<&str> {
+        self.inner.process_id.as_deref()
+    }
+    #[getter]
+    fn partition_name(&self) -> Option<&str> {
+        self.inner.partition_name.as_deref()
+    }
+    #[getter]
+    fn database_name(&self) -> Option<&str> {
+        self.inner.database_name.as_deref()
+    }
+    #[getter]
+    fn granularity(&self) -> Option<&str> {
+        self.inner.granularity.as_deref()
+    }
+    #[getter]
+    fn start(&self) -> Option<DateTime<Utc>> {
+        self.inner.start
+    }
+    #[getter]
+    fn end(&self) -> Option<DateTime<Utc>> {
+        self.inner.end
+    }
+    #[getter]
+    fn links(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        PyField::to_py(&Some(self.inner.links.clone()), py)
+    }
+    #[getter]
+    fn series(&self) -> Vec<Series> {
+        self.inner
+            .series
+            .iter()
+            .map(|s| Series { inner: s.clone() })
+            .collect()
+    }
+    /// A polars DataFrame, `shape="long"` (one row per data point) or `"wide"`.
+    #[pyo3(signature = (shape = "long"))]
+    fn to_polars(&self, py: Python<'_>, shape: &str) -> PyResult<PyDataFrame> {
+        let shape: Shape = shape.parse().map_err(|e| to_py_err(py, e))?;
+        let frame = self.inner.to_frame(shape).map_err(|e| to_py_err(py, e))?;
+        Ok(PyDataFrame(frame))
+    }
+    /// The JSON object exactly as the server sent it.
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.inner.raw_json() {
+            Some(text) => json_loads(py, text),
+            None => json_to_py(py, &self.inner),
+        }
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Measurements(group_id={}, host_id={}, partition_name={}, granularity={}, series={}, points={})",
+            repr_opt(&self.inner.group_id),
+            repr_opt(&self.inner.host_id),
+            repr_opt(&self.inner.partition_name),
+            repr_opt(&self.inner.granularity),
+            self.inner.series.len(),
+            self.inner.data_point_count()
+        )
+    }
+}

@@ -1,0 +1,45 @@
+//! The global API access list.
+
+use super::*;
+
+impl Ctx<'_> {
+    pub(crate) fn access_list_entry(&self, id: &str) -> Reply {
+        let not_found = || {
+            err(
+                404,
+                "ACCESS_LIST_NOT_FOUND",
+                format!("IP address {id} not on access list for user {}.", self.user),
+                vec![json!(id), json!(self.user)],
+            )
+        };
+        if self.method == "DELETE" {
+            let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
+            let before = w.access_list.len();
+            w.access_list.retain(|e| e.id != id);
+            let removed = w.access_list.len() < before;
+            self.shared.generation.fetch_add(1, Ordering::SeqCst);
+            drop(w);
+            if !removed {
+                return not_found();
+            }
+            let mut r = Reply::json(204, Vec::new());
+            r.content_type = "application/json";
+            return r;
+        }
+        let w = self.world();
+        match w.access_list.iter().find(|e| e.id == id) {
+            Some(e) => {
+                let v = json!({
+                    "cidrBlock": e.cidr_block,
+                    "created": iso(&e.created),
+                    "description": e.description,
+                    "id": e.id,
+                    "links": [link(self.url(&format!("/admin/accessList/{}", e.id)), "self")],
+                });
+                drop(w);
+                self.r.entity(200, v)
+            }
+            None => not_found(),
+        }
+    }
+}

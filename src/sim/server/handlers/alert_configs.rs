@@ -1,0 +1,43 @@
+//! Alert configurations.
+
+use super::*;
+
+impl Ctx<'_> {
+    pub(crate) fn config_json(&self, c: &crate::sim::world::AlertConfig) -> Value {
+        let mut m = Map::new();
+        m.insert("created".into(), json!(iso(&c.created)));
+        m.insert("enabled".into(), json!(true));
+        m.insert("eventTypeName".into(), json!(c.event_type_name));
+        m.insert("groupId".into(), json!(c.group_id));
+        m.insert("id".into(), json!(c.id));
+        m.insert(
+            "links".into(),
+            json!([
+                link(
+                    self.url(&format!("/groups/{}/alertConfigs/{}", c.group_id, c.id)),
+                    "self"
+                ),
+                link(
+                    self.url(&format!(
+                        "/groups/{}/alertConfigs/{}/alerts",
+                        c.group_id, c.id
+                    )),
+                    "http://mms.mongodb.com/alerts"
+                ),
+            ]),
+        );
+        m.insert("matchers".into(), json!([]));
+        if let (Some(metric), Some((t, u))) = (&c.metric_name, &c.threshold) {
+            m.insert(
+                "metricThreshold".into(),
+                json!({"metricName": metric, "mode": "AVERAGE", "operator": "GREATER_THAN", "threshold": t, "units": u}),
+            );
+        }
+        m.insert(
+            "notifications".into(),
+            json!([{"delayMin": 0, "emailEnabled": true, "intervalMin": 60, "smsEnabled": false, "typeName": "GROUP", "roles": ["GROUP_OWNER"]}]),
+        );
+        m.insert("updated".into(), json!(iso(&c.created)));
+        Value::Object(m)
+    }
+}

@@ -1,0 +1,52 @@
+//! Projects.
+
+use super::*;
+
+impl Ctx<'_> {
+    pub(crate) fn group_json(&self, w: &World, g: &str) -> Value {
+        let Some(p) = w.projects.iter().find(|p| p.id == g) else {
+            return Value::Null;
+        };
+        let hosts: Vec<&Host> = w.hosts.iter().filter(|h| h.group_id == g).collect();
+        let count = |t: &[&str]| {
+            hosts
+                .iter()
+                .filter(|h| t.contains(&h.type_name.as_str()))
+                .count()
+        };
+        let mut rs: Vec<&str> = hosts
+            .iter()
+            .filter_map(|h| h.replica_set_name.as_deref())
+            .collect();
+        rs.sort_unstable();
+        rs.dedup();
+        let shards = hosts
+            .iter()
+            .filter_map(|h| h.shard_name.as_deref())
+            .collect::<HashSet<_>>();
+        json!({
+            "activeAgentCounts": {"auto": 0, "backup": 0, "monitoring": 1, "numShards": shards.len()},
+            "hostCounts": {
+                "arbiter": 0,
+                "config": count(&["SHARD_CONFIG"]),
+                "master": 0,
+                "mongos": count(&["SHARD_MONGOS"]),
+                "primary": count(&["REPLICA_PRIMARY", "SHARD_PRIMARY"]),
+                "secondary": count(&["REPLICA_SECONDARY", "SHARD_SECONDARY"]),
+                "slave": 0,
+            },
+            "id": p.id,
+            "lastActiveAgent": iso(&w.anchor),
+            "links": [
+                link(self.url(&format!("/groups/{}", p.id)), "self"),
+                link(self.url(&format!("/groups/{}/hosts", p.id)), "http://mms.mongodb.com/hosts"),
+            ],
+            "name": p.name,
+            "orgId": p.org_id,
+            "publicApiEnabled": true,
+            "replicaSetCount": rs.len(),
+            "shardCount": shards.len(),
+            "tags": [],
+        })
+    }
+}

@@ -1,0 +1,107 @@
+//! Hosts, their partitions and their databases.
+
+use super::*;
+
+impl Ctx<'_> {
+    pub(crate) fn host_json(&self, h: &Host) -> Value {
+        let mut m = Map::new();
+        m.insert("alertsEnabled".into(), json!(true));
+        m.insert(
+            "aliases".into(),
+            json!([h.process_id(), format!("{}:{}", h.ip_address, h.port)]),
+        );
+        m.insert("authMechanismName".into(), json!("SCRAM-SHA-256"));
+        if let Some(c) = &h.cluster_id {
+            m.insert("clusterId".into(), json!(c));
+        }
+        m.insert("created".into(), json!(iso(&h.created)));
+        m.insert("deactivated".into(), json!(false));
+        m.insert("groupId".into(), json!(h.group_id));
+        m.insert("hasStartupWarnings".into(), json!(h.index % 7 == 3));
+        m.insert("hidden".into(), json!(false));
+        m.insert("hostEnabled".into(), json!(true));
+        m.insert("hostname".into(), json!(h.hostname));
+        m.insert("id".into(), json!(h.id));
+        m.insert("ipAddress".into(), json!(h.ip_address));
+        m.insert("journalingEnabled".into(), json!(true));
+        m.insert("lastDataSizeBytes".into(), json!(h.last_data_size_bytes));
+        m.insert("lastIndexSizeBytes".into(), json!(h.last_index_size_bytes));
+        m.insert("lastPing".into(), json!(iso(&h.last_ping)));
+        m.insert("lastRestart".into(), json!(iso(&h.last_restart)));
+        let base = format!("/groups/{}/hosts/{}", h.group_id, h.id);
+        m.insert(
+            "links".into(),
+            json!([
+                link(self.url(&base), "self"),
+                link(
+                    self.url(&format!("/groups/{}", h.group_id)),
+                    "http://mms.mongodb.com/group"
+                ),
+                link(
+                    self.url(&format!("{base}/disks")),
+                    "http://mms.mongodb.com/disks"
+                ),
+                link(
+                    self.url(&format!("{base}/measurements")),
+                    "http://mms.mongodb.com/measurements"
+                ),
+            ]),
+        );
+        m.insert("logsEnabled".into(), json!(false));
+        m.insert("lowUlimit".into(), json!(false));
+        m.insert("muninEnabled".into(), json!(false));
+        m.insert("port".into(), json!(h.port));
+        m.insert("profilerEnabled".into(), json!(false));
+        if let Some(rs) = &h.replica_set_name {
+            m.insert("replicaSetName".into(), json!(rs));
+        }
+        if let Some(s) = &h.replica_state_name {
+            m.insert("replicaStateName".into(), json!(s));
+        }
+        if let Some(s) = &h.shard_name {
+            m.insert("shardName".into(), json!(s));
+        }
+        m.insert("sslEnabled".into(), json!(h.ssl_enabled));
+        m.insert(
+            "systemInfo".into(),
+            json!({"memSizeMB": h.mem_size_mb, "numCores": h.num_cores}),
+        );
+        m.insert("typeName".into(), json!(h.type_name));
+        let uptime = (self.shared.anchor - h.last_restart)
+            .num_milliseconds()
+            .max(0);
+        m.insert("uptimeMsec".into(), json!(uptime));
+        m.insert("username".into(), json!("mms-automation"));
+        m.insert("version".into(), json!(h.version));
+        Value::Object(m)
+    }
+
+    pub(crate) fn database_json(&self, h: &Host, name: &str) -> Value {
+        let base = format!(
+            "/groups/{}/hosts/{}/databases/{}",
+            h.group_id,
+            h.id,
+            enc(name)
+        );
+        json!({
+            "databaseName": name,
+            "links": [
+                link(self.url(&base), "self"),
+                link(self.url(&format!("{base}/measurements")), "http://mms.mongodb.com/measurements"),
+                link(self.url(&format!("/groups/{}/hosts/{}", h.group_id, h.id)), "http://mms.mongodb.com/host"),
+            ],
+        })
+    }
+
+    pub(crate) fn disk_json(&self, h: &Host, name: &str) -> Value {
+        let base = format!("/groups/{}/hosts/{}/disks/{}", h.group_id, h.id, enc(name));
+        json!({
+            "links": [
+                link(self.url(&base), "self"),
+                link(self.url(&format!("{base}/measurements")), "http://mms.mongodb.com/measurements"),
+                link(self.url(&format!("/groups/{}/hosts/{}", h.group_id, h.id)), "http://mms.mongodb.com/host"),
+            ],
+            "partitionName": name,
+        })
+    }
+}

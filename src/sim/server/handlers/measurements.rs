@@ -1,0 +1,231 @@
+//! Host, disk and database measurements: the window, the catalog, the body rendered straight
+//! into bytes, and the bounded cache of rendered bodies.
+
+use super::*;
+
+impl Ctx<'_> {
+    pub(crate) fn measurements(&self, host: &Host, of: Of) -> Reply {
+        let q = self.q;
+        let Some(gran) = q.get("granularity") else {
+            return missing("granularity");
+        };
+        let step: i64 = match gran {
+            "PT10S" => 10,
+            "PT1M" => 60,
+            "PT5M" => 300,
+            "PT1H" => 3600,
+            "P1D" => 86_400,
+            other => {
+                return err(
+                    400,
+                    "INVALID_GRANULARITY",
+                    format!("An invalid granularity {other} was specified."),
+                    vec![json!(other)],
+                )
+            }
+        };
+        let (period, start, end) = (q.get("period"), q.get("start"), q.get("end"));
+        let now = Utc::now().timestamp();
+        let (from, to) = match (period, start, end) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return err(
+                    400,
+                    "MUTUALLY_EXCLUSIVE_QUERY_PARAMETERS",
+                    "The query parameters period and start/end are mutually exclusive.",
+                    vec![json!("period"), json!("start"), json!("end")],
+                )
+            }
+            (None, None, None) => return missing("period"),
+            (None, Some(_), None) => return missing("end"),
+            (None, None, Some(_)) => return missing("start"),
+            (Some(p), None, None) => match parse_duration(p) {
+                Some(secs) if secs <= 20.0 * 365.0 * 86_400.0 => (now - secs.ceil() as i64, now),
+                _ => return invalid_period(),
+            },
+            (None, Some(s), Some(e)) => {
+                let parse = |name: &str, v: &str| {
+                    parse_time(v).map(|t| t.timestamp()).ok_or_else(|| {
+                        err(
+                            400,
+                            "INVALID_QUERY_PARAMETER",
+                            format!(
+                                "An invalid value {v} was specified for query parameter {name}."
+                            ),
+                            vec![json!(name), json!(v)],
+                        )
+                    })
+                };
+                let s = match parse("start", s) {
+                    Ok(t) => t,
+                    Err(e) => return e,
+                };
+                let e = match parse("end", e) {
+                    Ok(t) => t,
+                    Err(e) => return e,
+                };
+                if s > e {
+                    return invalid_period();
+                }
+                (s, e)
+            }
+        };
+        let first =
+            from.div_euclid(step) * step + if from.rem_euclid(step) == 0 { 0 } else { step };
+        let last = to.div_euclid(step) * step;
+        let catalog: &[MetricDef] = match of {
+            Of::Host => HOST_METRICS,
+            Of::Disk(_) => DISK_METRICS,
+            Of::Database(_) => DATABASE_METRICS,
+        };
+        let wanted = q.all("m");
+        let metrics: Vec<usize> = if wanted.is_empty() {
+            (0..catalog.len()).collect()
+        } else {
+            let mut idx = Vec::with_capacity(wanted.len());
+            for name in wanted {
+                match catalog.iter().position(|m| m.name == name) {
+                    Some(i) => idx.push(i),
+                    // A host or disk measurement asked of a database, as the service says it.
+                    None if matches!(of, Of::Database(_))
+                        && HOST_METRICS
+                            .iter()
+                            .chain(DISK_METRICS)
+                            .any(|m| m.name == name) =>
+                    {
+                        return err(
+                            404,
+                            "NOT_DATABASE_OR_DISK_METRIC",
+                            format!("The metric {name} is not a database or disk metric."),
+                            vec![json!(name)],
+                        )
+                    }
+                    None => {
+                        return err(
+                            404,
+                            "INVALID_METRIC_NAME",
+                            format!("An invalid metric name {name} was specified."),
+                            vec![json!(name)],
+                        )
+                    }
+                }
+            }
+            idx.sort_unstable();
+            idx.dedup();
+            idx
+        };
+        let points = if last >= first {
+            (last - first) / step + 1
+        } else {
+            0
+        };
+        if points.saturating_mul(metrics.len() as i64) > MAX_POINTS {
+            return err(
+                400,
+                "INVALID_PERIOD",
+                format!(
+                    "The requested window holds {points} points per measurement at {gran}; use a coarser granularity."
+                ),
+                vec![json!(gran)],
+            );
+        }
+        let key = format!(
+            "{}?{}#{first}-{last}",
+            self.path,
+            q.raw_without_paging()
+                .into_iter()
+                .filter(|kv| !kv.starts_with("period=")
+                    && !kv.starts_with("start=")
+                    && !kv.starts_with("end="))
+                .collect::<Vec<_>>()
+                .join("&")
+        );
+        // The self link carries the raw query, so it is part of the key too.
+        let key = format!("{key}|{}", q.raw.unwrap_or(""));
+        if self.shared.config.cache_bytes > 0 {
+            if let Some(b) = lock(&self.shared.cache).map.get(&key) {
+                return Reply::json(200, Vec::new()).with_body(b.clone());
+            }
+        }
+        let world = self.world();
+        let anchor = world.anchor.timestamp();
+        drop(world);
+        let src = Source {
+            seed: self.shared.config.seed,
+            host,
+            partition: match of {
+                Of::Disk(i) => Some((i, &host.partitions[i])),
+                _ => None,
+            },
+            database: match of {
+                Of::Database(i) => Some((i, &host.databases[i])),
+                _ => None,
+            },
+            anchor,
+        };
+        let est = points as usize * metrics.len() * 52 + 1024;
+        let mut out = Vec::with_capacity(est);
+        if self.r.envelope && !self.r.pretty {
+            out.extend_from_slice(b"{\"content\":");
+        }
+        out.extend_from_slice(b"{\"end\":\"");
+        crate::sim::fmt::push_timestamp(&mut out, last.max(first));
+        out.extend_from_slice(b"\",\"granularity\":");
+        push_str(&mut out, gran);
+        out.extend_from_slice(b",\"groupId\":");
+        push_str(&mut out, &host.group_id);
+        out.extend_from_slice(b",\"hostId\":");
+        push_str(&mut out, &host.id);
+        out.extend_from_slice(b",\"links\":[{\"href\":");
+        push_str(&mut out, &self.self_url());
+        out.extend_from_slice(b",\"rel\":\"self\"},{\"href\":");
+        push_str(
+            &mut out,
+            &self.url(&format!("/groups/{}/hosts/{}", host.group_id, host.id)),
+        );
+        out.extend_from_slice(b",\"rel\":\"http://mms.mongodb.com/host\"}],\"measurements\":");
+        render_measurements(&mut out, &src, catalog, &metrics, first, last, step);
+        if let Some((_, p)) = src.partition {
+            out.extend_from_slice(b",\"partitionName\":");
+            push_str(&mut out, &p.name);
+        }
+        if let Some((_, d)) = src.database {
+            out.extend_from_slice(b",\"databaseName\":");
+            push_str(&mut out, &d.name);
+        }
+        out.extend_from_slice(b",\"processId\":");
+        push_str(&mut out, &host.process_id());
+        out.extend_from_slice(b",\"start\":\"");
+        crate::sim::fmt::push_timestamp(&mut out, first);
+        out.extend_from_slice(b"\"}");
+        if self.r.envelope && !self.r.pretty {
+            out.extend_from_slice(b",\"status\":200}");
+        }
+        let body = if self.r.pretty {
+            match serde_json::from_slice::<Value>(&out) {
+                Ok(v) => return self.r.entity(200, v),
+                Err(_) => out,
+            }
+        } else {
+            out
+        };
+        let body = Bytes::from(body);
+        let cap = self.shared.config.cache_bytes;
+        if cap > 0 && body.len() <= cap / 4 {
+            let mut c = lock(&self.shared.cache);
+            if !c.map.contains_key(&key) {
+                c.bytes += body.len();
+                c.map.insert(key.clone(), body.clone());
+                c.order.push_back(key);
+                while c.bytes > cap {
+                    let Some(old) = c.order.pop_front() else {
+                        break;
+                    };
+                    if let Some(b) = c.map.remove(&old) {
+                        c.bytes -= b.len();
+                    }
+                }
+            }
+        }
+        Reply::json(200, Vec::new()).with_body(body)
+    }
+}

@@ -1,0 +1,148 @@
+//! `client.global_alerts()`: acknowledging and un-acknowledging many alerts at once.
+
+use chrono::Utc;
+use opsapi::{AckUntil, Acknowledgement, Error};
+
+use crate::common::{authorized, client, client_with, json_body, sim, API};
+
+/// Ids of open alerts in the seeded world.
+fn open_alert_ids(sim: &opsapi::sim::Simulator, n: usize) -> Vec<String> {
+    let ids: Vec<String> = sim
+        .world()
+        .alerts
+        .iter()
+        .filter(|a| a.status == "OPEN")
+        .map(|a| a.id.clone())
+        .take(n)
+        .collect();
+    assert_eq!(ids.len(), n, "the seeded world has {n} open alerts");
+    ids
+}
+
+#[tokio::test]
+async fn acknowledge_many_returns_one_result_per_id_in_order_and_a_bad_id_stops_nothing() {
+    let sim = sim();
+    let c = client(&sim);
+    let open = open_alert_ids(&sim, 2);
+    let ids = [
+        open[0].as_str(),
+        "5d0000000000000000000000",
+        open[1].as_str(),
+    ];
+    let until = opsapi::query::parse_timestamp("until", "2099-01-01T00:00:00Z").unwrap();
+    let ack = Acknowledgement::new(AckUntil::Until(until)).comment("incident 42");
+
+    let results = c
+        .global_alerts()
+        .acknowledge_many(&ids, &ack)
+        .await
+        .unwrap();
+
+    assert_eq!(results.len(), 3);
+    for (i, r) in [0, 2].into_iter().zip([&open[0], &open[1]]) {
+        let alert = results[i].as_ref().unwrap();
+        assert_eq!(alert.id.as_deref(), Some(r.as_str()));
+        assert_eq!(alert.acknowledged_until, Some(until));
+        assert_eq!(
+            alert.acknowledgement_comment.as_deref(),
+            Some("incident 42")
+        );
+    }
+    match &results[1] {
+        Err(e @ Error::Api(_)) => {
+            assert_eq!(e.status(), Some(404));
+            assert_eq!(e.error_code(), Some("ALERT_NOT_FOUND"));
+        }
+        other => panic!("expected a 404, got {other:?}"),
+    }
+    // One PATCH per id (none sent twice), each with the same body.
+    let mut patches: Vec<_> = authorized(&sim)
+        .into_iter()
+        .filter(|r| r.method == "PATCH")
+        .collect();
+    patches.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut expected: Vec<String> = ids
+        .iter()
+        .map(|i| format!("{API}/globalAlerts/{i}"))
+        .collect();
+    expected.sort();
+    assert_eq!(
+        patches.iter().map(|r| r.path.clone()).collect::<Vec<_>>(),
+        expected
+    );
+    for p in &patches {
+        assert_eq!(
+            json_body(p),
+            serde_json::json!({"acknowledgedUntil": "2099-01-01T00:00:00Z", "acknowledgementComment": "incident 42"})
+        );
+    }
+    // The server's state: both alerts acknowledged.
+    for id in &open {
+        let read = c.global_alerts().get(id).await.unwrap();
+        assert_eq!(read.acknowledged_until, Some(until));
+    }
+}
+
+#[tokio::test]
+async fn unacknowledge_many_sends_an_instant_in_the_past_for_each_id() {
+    let sim = sim();
+    let c = client_with(&sim, |b| b.max_concurrency(2));
+    let ids = open_alert_ids(&sim, 5);
+    let ack = Acknowledgement::new(AckUntil::For("PT4H".parse().unwrap()));
+    let acked = c
+        .global_alerts()
+        .acknowledge_many(&ids, &ack)
+        .await
+        .unwrap();
+    assert!(acked
+        .iter()
+        .all(|r| r.as_ref().unwrap().acknowledged_until.is_some()));
+
+    let before = authorized(&sim).len();
+    let results = c.global_alerts().unacknowledge_many(&ids).await.unwrap();
+    let got: Vec<String> = results
+        .iter()
+        .map(|r| r.as_ref().unwrap().id.clone().unwrap())
+        .collect();
+    assert_eq!(got, ids, "results come in the order of the ids");
+    assert!(results
+        .iter()
+        .all(|r| r.as_ref().unwrap().acknowledged_until.is_none()));
+    let sent = &authorized(&sim)[before..];
+    assert_eq!(sent.len(), 5);
+    for r in sent {
+        assert_eq!(r.method, "PATCH");
+        let body = json_body(r);
+        let at = opsapi::query::parse_timestamp("x", body["acknowledgedUntil"].as_str().unwrap())
+            .unwrap();
+        assert!(at < Utc::now());
+        assert_eq!(body.as_object().unwrap().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn acknowledge_many_refuses_an_unsendable_id_before_any_request() {
+    let sim = sim();
+    let c = client(&sim);
+    let open = open_alert_ids(&sim, 1);
+    let ack = Acknowledgement::new(AckUntil::Forever);
+    let err = c
+        .global_alerts()
+        .acknowledge_many(&[open[0].as_str(), ""], &ack)
+        .await
+        .unwrap_err();
+    match err {
+        Error::InvalidArgument { argument, .. } => assert_eq!(argument, "alert_ids[1]"),
+        other => panic!("expected an argument error, got {other:?}"),
+    }
+    assert!(sim.requests().is_empty(), "nothing was sent");
+    // No ids: no request, no result.
+    let none: [&str; 0] = [];
+    assert!(c
+        .global_alerts()
+        .acknowledge_many(&none, &ack)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(sim.requests().is_empty());
+}

@@ -1,0 +1,65 @@
+"""Entry points: ``python -m opsapi`` is the ``opsapi`` CLI, and ``opsapi sim`` takes the Rust
+``opsapi-sim`` binary's flags (one parser, in Rust)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+
+import opsapi
+
+
+def run(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "opsapi", *argv], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_python_m_opsapi_is_the_cli():
+    out = run("--help")
+    assert out.returncode == 0
+    for command in ("alerts", "measurements", "sim"):
+        assert command in out.stdout
+
+
+def test_sim_help_is_the_rust_usage():
+    out = run("sim", "--help")
+    assert out.returncode == 0
+    assert out.stderr.startswith("usage: opsapi-sim [--port PORT]")
+    assert "--latency-ms MS" in out.stderr and "--tls [ca|self-signed]" in out.stderr
+
+
+def test_sim_refuses_a_flag_the_binary_does_not_take():
+    out = run("sim", "--latency", "1")
+    assert out.returncode == 2
+    assert "unknown option --latency" in out.stderr
+
+
+def test_sim_serves_with_the_binarys_flags_until_sigint():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "opsapi", "sim", "--port", "0", "--seed", "3", "--projects", "1",
+         "--hosts-per-project", "2", "--latency-ms", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        env = {}
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("# Ctrl-C"):
+                break
+            key, sep, value = line.rstrip("\n").partition("=")
+            if sep and key.startswith("OPSAPI_"):
+                env[key] = value
+        client = opsapi.Client(
+            env["OPSAPI_BASE_URL"], env["OPSAPI_PUBLIC_KEY"], env["OPSAPI_PRIVATE_KEY"]
+        )
+        groups = client.groups.list()
+        assert len(groups) == 1
+        assert len(client.hosts.list(groups[0].id)) == 2
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -243,6 +243,14 @@ async fn standalone_command_serves_https_and_prints_its_ca_file() {
                 .spawn()
                 .expect("spawn opsapi-sim"),
         );
+        // A watchdog: a changed banner must fail this test, not hang it (it once hung CI).
+        let pid = child.0.id().to_string();
+        let (done, watched) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            if watched.recv_timeout(Duration::from_secs(60)).is_err() {
+                let _ = Command::new("kill").args(["-KILL", &pid]).status();
+            }
+        });
         let mut lines = BufReader::new(child.0.stdout.take().unwrap()).lines();
         let (mut base, mut key, mut ca_file) = (String::new(), Vec::new(), String::new());
         for line in lines.by_ref() {
@@ -253,10 +261,11 @@ async fn standalone_command_serves_https_and_prints_its_ca_file() {
                 key = rest.split_whitespace().map(str::to_string).collect();
             } else if let Some(rest) = line.strip_prefix("OPSAPI_CA_FILE=") {
                 ca_file = rest.to_string();
-            } else if line.starts_with("try:") {
+            } else if line.starts_with("# try:") {
                 break;
             }
         }
+        let _ = done.send(());
         assert!(base.starts_with("https://127.0.0.1:"), "{base}");
         let want = if mode == "ca" { "ca.pem" } else { "server.pem" };
         assert!(ca_file.ends_with(want), "{ca_file}");

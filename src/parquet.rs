@@ -33,8 +33,24 @@ pub fn parquet_path(root: &std::path::Path, target: &Target) -> std::path::PathB
 
 /// Writes the long frame of one result as a Parquet file (zstd), leaving out the hive
 /// partition columns `group_id` and `host_id`, which the path carries.
+///
+/// Key columns are written as text (Parquet dictionary-encodes them all the same): a
+/// Categorical column would carry its Arrow dictionary type into every file, and readers that
+/// combine files (pandas and Dask) refuse dictionaries that differ from file to file.
 pub(crate) fn write_parquet_file(path: &std::path::Path, m: &Measurements) -> Result<u64> {
     let mut df = long_frame([m])?.drop_many(["group_id", "host_id"]);
+    for name in crate::frame::LONG_COLUMNS {
+        let is_key = df
+            .column(name)
+            .is_ok_and(|c| matches!(c.dtype(), DataType::Categorical(..)));
+        if is_key {
+            let text = df
+                .column(name)
+                .and_then(|c| c.cast(&DataType::String))
+                .map_err(polars_err)?;
+            df.with_column(text).map_err(polars_err)?;
+        }
+    }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }

@@ -28,7 +28,7 @@ fn assert_long_schema(df: &DataFrame) {
     assert_eq!(names, LONG_COLUMNS);
     let dtypes = df.dtypes();
     assert!(
-        dtypes[..7].iter().all(|d| *d == DataType::String),
+        dtypes[..7].iter().all(|d| *d == opsapi::frame::key_dtype()),
         "{dtypes:?}"
     );
     assert_eq!(dtypes[7], utc_ms());
@@ -46,8 +46,8 @@ fn long_frames_of_documented_payloads_keep_every_point_and_null() {
         2,
         "both nulls stay null"
     );
-    let part = df.column("partition_name").unwrap().str().unwrap();
-    assert!(part.iter().all(|p| p == Some("xvdb")));
+    let part = df.column("partition_name").unwrap().cat32().unwrap();
+    assert!(part.iter_str().all(|p| p == Some("xvdb")));
     let ts = df.column("timestamp").unwrap().datetime().unwrap();
     assert_eq!(ts.physical().get(0), Some(1_503_433_872_000));
 
@@ -55,9 +55,9 @@ fn long_frames_of_documented_payloads_keep_every_point_and_null() {
     let df = host.to_frame(Shape::Long).unwrap();
     assert_eq!(df.height(), 3);
     assert_eq!(df.column("partition_name").unwrap().null_count(), 3);
-    let names = df.column("measurement").unwrap().str().unwrap();
+    let names = df.column("measurement").unwrap().cat32().unwrap();
     assert_eq!(
-        names.iter().collect::<Vec<_>>(),
+        names.iter_str().collect::<Vec<_>>(),
         [
             Some("CONNECTIONS"),
             Some("NETWORK_BYTES_IN"),
@@ -203,9 +203,9 @@ async fn fleet_pull_of_hosts_and_disks() {
     let hosts_in_frame = df
         .column("host_id")
         .unwrap()
-        .str()
+        .cat32()
         .unwrap()
-        .iter()
+        .iter_str()
         .flatten()
         .collect::<std::collections::BTreeSet<_>>();
     assert_eq!(hosts_in_frame.len(), 4);
@@ -294,9 +294,9 @@ async fn a_failing_target_fails_the_pull_or_is_reported() {
         .frame
         .column("host_id")
         .unwrap()
-        .str()
+        .cat32()
         .unwrap()
-        .iter()
+        .iter_str()
         .flatten()
         .collect();
     assert_eq!(
@@ -432,9 +432,9 @@ fn mixed_host_and_disk_results_keep_nulls_row_by_row() {
     let parts: Vec<Option<&str>> = df
         .column("partition_name")
         .unwrap()
-        .str()
+        .cat32()
         .unwrap()
-        .iter()
+        .iter_str()
         .collect();
     let mut want = vec![None; 3];
     want.extend([Some("xvdb"); 2]);
@@ -457,9 +457,9 @@ fn mixed_host_and_disk_results_keep_nulls_row_by_row() {
     let hosts: Vec<Option<&str>> = df
         .column("host_id")
         .unwrap()
-        .str()
+        .cat32()
         .unwrap()
-        .iter()
+        .iter_str()
         .collect();
     assert_eq!(hosts[3], Some("1"));
     assert_eq!(hosts[0], Some("hostID"));

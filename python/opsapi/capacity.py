@@ -44,6 +44,17 @@ PERCENT_USED = "DISK_PARTITION_SPACE_PERCENT_USED"
 STORAGE_SIZE = "DATABASE_STORAGE_SIZE"
 INDEX_SIZE = "DATABASE_INDEX_SIZE"
 
+# The long frame's key columns: Categorical, as opsapi's frames hold them, so that every
+# frame this module returns joins with every frame the client returns as it is.
+_KEYS = (
+    "group_id",
+    "host_id",
+    "process_id",
+    "partition_name",
+    "database_name",
+    "measurement",
+    "units",
+)
 _PARTITION = ["group_id", "host_id", "partition_name"]
 _DATABASE = ["group_id", "host_id", "database_name"]
 _MS_PER_DAY = 86_400_000.0
@@ -73,11 +84,19 @@ def _as_utc(now: datetime | str | None) -> datetime | None:
     return now.astimezone(timezone.utc)
 
 
+def _keyed(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
+    """The frame, lazy, with its key columns Categorical (a frame built by hand may hold them
+    as String)."""
+    lazy = frame.lazy()
+    names = lazy.collect_schema().names()
+    return lazy.with_columns(pl.col(c).cast(pl.Categorical) for c in _KEYS if c in names)
+
+
 def _disk_points(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
     """One row per (partition, timestamp) with used bytes and per-point capacity."""
-    m = pl.col("measurement").cast(pl.String)
+    m = pl.col("measurement")
     return (
-        frame.lazy()
+        _keyed(frame)
         .filter(m.is_in([USED, FREE, PERCENT_USED]) & pl.col("value").is_not_null())
         .group_by([*_PARTITION, "timestamp"])
         .agg(
@@ -337,11 +356,10 @@ def database_growth(
         >>> database_growth(dbs, disks=disk_forecast(disk_frame)).head()
     """
     span = parse_duration(window)
-    m = pl.col("measurement").cast(pl.String)
+    m = pl.col("measurement")
     points = (
-        frame.lazy()
+        _keyed(frame)
         .filter(m.is_in([STORAGE_SIZE, INDEX_SIZE]) & pl.col("value").is_not_null())
-        .with_columns(pl.col(c).cast(pl.String) for c in _DATABASE)
         .group_by([*_DATABASE, "timestamp"])
         .agg(y=pl.col("value").sum(), parts=pl.len())
         # A timestamp with only one of the two sizes would look like a drop.
@@ -393,7 +411,7 @@ def _with_disk(dbs: pl.DataFrame, disks: pl.DataFrame, now: datetime) -> pl.Data
         db_size=pl.col("size_bytes").sum(), db_growth=pl.col("growth_bytes_per_day").sum()
     )
     d = disks.select(
-        *[pl.col(c).cast(pl.String) for c in _PARTITION],
+        *[pl.col(c).cast(pl.Categorical) for c in _PARTITION],
         "used_bytes",
         "date_full",
         disk_growth_bytes_per_day=pl.col("growth_bytes_per_day"),
@@ -438,8 +456,7 @@ def metric_summary(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     keys = ["group_id", "host_id", "partition_name", "measurement", "units"]
     v = pl.col("value")
     return (
-        frame.lazy()
-        .with_columns(pl.col("measurement").cast(pl.String), pl.col("units").cast(pl.String))
+        _keyed(frame)
         .group_by(keys)
         .agg(
             count=v.count().cast(pl.Int64),
@@ -458,8 +475,7 @@ def metric_summary(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
 def _hourly(frame: pl.DataFrame | pl.LazyFrame, measurement: str | Sequence[str]) -> pl.LazyFrame:
     names = [measurement] if isinstance(measurement, str) else list(measurement)
     return (
-        frame.lazy()
-        .with_columns(pl.col("measurement").cast(pl.String))
+        _keyed(frame)
         .filter(pl.col("measurement").is_in(names) & pl.col("value").is_not_null())
         .group_by(
             "group_id", "host_id", "measurement", hour=pl.col("timestamp").dt.hour().cast(pl.Int8)

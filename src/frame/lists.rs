@@ -3,8 +3,8 @@
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 
-use super::polars_err;
-use crate::error::Result;
+use super::{key_column, polars_err};
+use crate::error::{Error, Result};
 use crate::models::{self, Alert, Event, Host};
 
 // ---------------------------------------------------------------------------------------
@@ -13,6 +13,13 @@ use crate::models::{self, Alert, Event, Host};
 pub(crate) struct Cols {
     height: usize,
     columns: Vec<Column>,
+    /// The first column that could not be built (more categories than polars holds).
+    error: Option<Error>,
+}
+
+/// Whether a list frame's column holds identifiers: `id` and `*_id`.
+fn is_identifier(name: &str) -> bool {
+    name == "id" || name.ends_with("_id")
 }
 
 impl Cols {
@@ -20,11 +27,30 @@ impl Cols {
         Self {
             height,
             columns: Vec::new(),
+            error: None,
         }
     }
+    /// A text column: identifiers (`id`, `*_id`) are key columns, Categorical like those of
+    /// the measurement frames, so that every frame opsapi returns joins with every other.
     pub(crate) fn str<'a>(&mut self, name: &str, it: impl Iterator<Item = Option<&'a str>>) {
-        self.columns
-            .push(StringChunked::from_iter_options(name.into(), it).into_column());
+        if is_identifier(name) {
+            let values: Vec<Option<&str>> = it.collect();
+            self.key(name, values.into_iter());
+        } else {
+            self.columns
+                .push(StringChunked::from_iter_options(name.into(), it).into_column());
+        }
+    }
+    /// A key column, whatever its name (Categorical).
+    pub(crate) fn key<'a>(
+        &mut self,
+        name: &str,
+        it: impl ExactSizeIterator<Item = Option<&'a str>>,
+    ) {
+        match key_column(name, it) {
+            Ok(c) => self.columns.push(c),
+            Err(e) => self.error = self.error.take().or(Some(e)),
+        }
     }
     pub(crate) fn time(&mut self, name: &str, it: impl Iterator<Item = Option<DateTime<Utc>>>) {
         let ca = Int64Chunked::from_iter_options(
@@ -49,6 +75,9 @@ impl Cols {
             .push(BooleanChunked::from_iter_options(name.into(), it).into_column());
     }
     pub(crate) fn finish(self) -> Result<DataFrame> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
         DataFrame::new(self.height, self.columns).map_err(polars_err)
     }
 }

@@ -1,10 +1,11 @@
 //! The long shape: one row per data point, built in one pass over the decoded columns.
 
 use polars::prelude::*;
-use polars_arrow::array::{MutableBinaryViewArray, PrimitiveArray};
+use polars_arrow::array::PrimitiveArray;
 use polars_arrow::bitmap::{Bitmap, MutableBitmap};
 use polars_arrow::datatypes::ArrowDataType;
 
+use super::keys::KeyColumn;
 use super::polars_err;
 use crate::error::{Error, Result};
 use crate::models::{Measurements, Series};
@@ -21,7 +22,7 @@ const PARALLEL_ROWS: usize = 1 << 16;
 
 /// Builds the long shape of many results in one pass over their columns, with no copy in
 /// between: each column is allocated once at its final size and filled series by series. A
-/// string column stores each distinct value once and repeats its 16-byte view. Most of the
+/// key column looks each run's value up once and repeats its 4-byte category id. Most of the
 /// time goes to the first write of freshly allocated memory (the kernel zeroes each page), so
 /// a big frame has its columns filled on two threads.
 fn long_frame_of(results: &[&Measurements]) -> Result<DataFrame> {
@@ -45,51 +46,42 @@ fn long_frame_of(results: &[&Measurements]) -> Result<DataFrame> {
         ("measurement", |r| Some(r.series.name.as_str())),
         ("units", |r| r.series.units.as_deref()),
     ];
-    let strings = |range: std::ops::Range<usize>| -> Vec<Column> {
+    let key_columns = |range: std::ops::Range<usize>| -> Result<Vec<Column>> {
         keys[range]
             .iter()
-            .map(|(name, key)| string_column(name, &runs, height, *key))
+            .map(|(name, key)| key_column(name, &runs, height, *key))
             .collect()
     };
-    let second_half = || {
-        let mut columns = strings(3..7);
-        columns.extend(number_columns(&runs, height));
-        columns
-    };
+    // The numbers are most of the bytes: one thread fills them, the other the keys.
     let columns = if height >= PARALLEL_ROWS {
         std::thread::scope(|scope| {
-            let first = scope.spawn(|| strings(0..3));
-            let rest = second_half();
+            let first = scope.spawn(|| key_columns(0..7));
+            let numbers = number_columns(&runs, height);
             let mut columns = first
                 .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e));
-            columns.extend(rest);
-            columns
-        })
+                .unwrap_or_else(|e| std::panic::resume_unwind(e))?;
+            columns.extend(numbers);
+            Ok::<_, Error>(columns)
+        })?
     } else {
-        let mut columns = strings(0..3);
-        columns.extend(second_half());
+        let mut columns = key_columns(0..7)?;
+        columns.extend(number_columns(&runs, height));
         columns
     };
     DataFrame::new(height, columns).map_err(polars_err)
 }
 
-fn string_column(
+fn key_column(
     name: &str,
     runs: &[Run<'_>],
     height: usize,
     key: impl for<'r> Fn(&Run<'r>) -> Option<&'r str>,
-) -> Column {
-    let mut arr = MutableBinaryViewArray::<str>::with_capacity(height);
+) -> Result<Column> {
+    let mut column = KeyColumn::with_capacity(height);
     for run in runs {
-        let len = run.series.len();
-        match key(run) {
-            Some(v) => arr.extend_constant(len, Some(v)),
-            // extend_constant(n, None) extends the validity but not the views.
-            None => arr.extend_null(len),
-        }
+        column.extend(key(run), run.series.len())?;
     }
-    StringChunked::with_chunk(name.into(), arr.freeze()).into_column()
+    Ok(column.finish(name))
 }
 
 /// `timestamp` and `value`: flat buffers, `null` values as validity bits.

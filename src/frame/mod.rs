@@ -1,10 +1,12 @@
 //! Polars DataFrames: measurements (long and wide), and frames of lists.
 //!
 //! Long shape: one row per data point, columns `group_id, host_id, process_id,
-//! partition_name, database_name, measurement, units, timestamp, value`. Wide shape: key columns then one
-//! Float64 column per measurement, sorted by key. A `null` data point stays null: never NaN,
-//! 0, or dropped. Timestamps are `Datetime(ms, UTC)`.
+//! partition_name, database_name, measurement, units, timestamp, value`. Wide shape: key
+//! columns then one Float64 column per measurement, sorted by key. Key columns are
+//! Categorical over polars' global categories ([`key_dtype`]). A `null` data point stays
+//! null: never NaN, 0, or dropped. Timestamps are `Datetime(ms, UTC)`.
 
+mod keys;
 mod lists;
 mod long;
 mod wide;
@@ -14,6 +16,8 @@ use polars::prelude::*;
 use crate::error::{Error, Result};
 use crate::models::Measurements;
 
+pub use keys::key_dtype;
+pub(crate) use keys::{key_column, KeyColumn};
 pub(crate) use lists::Cols;
 pub use lists::{alerts_frame, events_frame, hosts_frame};
 pub use long::{long_frame, DEFAULT_BATCH_ROWS};

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use polars::prelude::*;
 
-use super::polars_err;
+use super::{polars_err, KeyColumn};
 use crate::error::{Error, Result};
 use crate::models::Measurements;
 
@@ -98,7 +98,7 @@ pub fn wide_fleet_frame<'a>(
 ) -> Result<DataFrame> {
     let mut names: Vec<String> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut keys: [Vec<Option<String>>; 4] = Default::default();
+    let mut keys: [KeyColumn; 4] = std::array::from_fn(|_| KeyColumn::with_capacity(0));
     let mut ts_all: Vec<i64> = Vec::new();
     let mut cols: Vec<Vec<Option<f64>>> = Vec::new();
     for m in results {
@@ -120,18 +120,15 @@ pub fn wide_fleet_frame<'a>(
             keys.iter_mut()
                 .zip([&m.group_id, &m.host_id, &m.partition_name, &m.database_name])
         {
-            k.extend(std::iter::repeat_n(v.clone(), n));
+            k.extend(v.as_deref(), n)?;
         }
         ts_all.extend(timestamps);
     }
     let height = ts_all.len();
     let mut columns: Vec<Column> = WIDE_KEYS[..4]
         .iter()
-        .zip(&keys)
-        .map(|(name, k)| {
-            StringChunked::from_iter_options((*name).into(), k.iter().map(|v| v.as_deref()))
-                .into_column()
-        })
+        .zip(keys)
+        .map(|(name, k)| k.finish(name))
         .collect();
     columns.push(
         Int64Chunked::from_vec("timestamp".into(), ts_all)

@@ -4,6 +4,7 @@
 mod api;
 mod args;
 mod errors;
+mod frame;
 mod logging;
 mod models;
 mod runtime;

@@ -213,16 +213,13 @@ async fn a_fleet_pull_of_databases_has_the_database_name_column() {
         frame.get_column_names(),
         opsapi::frame::LONG_COLUMNS.to_vec()
     );
-    let names = frame
-        .column("database_name")
-        .unwrap()
-        .str()
-        .unwrap()
-        .clone();
+    let names = frame.column("database_name").unwrap().cat32().unwrap();
     assert_eq!(names.null_count(), 0);
-    let hosts = frame.column("host_id").unwrap().str().unwrap().clone();
-    let got: std::collections::BTreeSet<(&str, &str)> = (0..frame.height())
-        .map(|i| (hosts.get(i).unwrap(), names.get(i).unwrap()))
+    let hosts = frame.column("host_id").unwrap().cat32().unwrap();
+    let got: std::collections::BTreeSet<(&str, &str)> = hosts
+        .iter_str()
+        .zip(names.iter_str())
+        .map(|(h, d)| (h.unwrap(), d.unwrap()))
         .collect();
     let expected: std::collections::BTreeSet<(&str, &str)> = targets
         .iter()

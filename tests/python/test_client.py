@@ -210,13 +210,13 @@ async def test_measurements_host_and_nulls(sim, client, aclient, ids):
     assert all(t.tzinfo is not None for t in s.timestamps)
     df = m.to_polars()
     assert list(df.schema.items()) == [
-        ("group_id", pl.String),
-        ("host_id", pl.String),
-        ("process_id", pl.String),
-        ("partition_name", pl.String),
-        ("database_name", pl.String),
-        ("measurement", pl.String),
-        ("units", pl.String),
+        ("group_id", pl.Categorical),
+        ("host_id", pl.Categorical),
+        ("process_id", pl.Categorical),
+        ("partition_name", pl.Categorical),
+        ("database_name", pl.Categorical),
+        ("measurement", pl.Categorical),
+        ("units", pl.Categorical),
         ("timestamp", pl.Datetime("ms", "UTC")),
         ("value", pl.Float64),
     ]

@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
+use crate::python::frame::PyFrame;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyTuple};
-use pyo3_polars::PyDataFrame;
 
 use super::handle_pair;
 use crate::api::measurements::MeasurementsQuery;
@@ -90,8 +90,8 @@ pub(crate) fn _check_targets(
 
 /// A fleet pull's result: the frame, or with `keep_going` the frame and the failures.
 pub(crate) enum FleetOut {
-    Frame(PyDataFrame),
-    WithFailures(PyDataFrame, PyDataFrame),
+    Frame(PyFrame),
+    WithFailures(PyFrame, PyFrame),
 }
 
 impl<'py> IntoPyObject<'py> for FleetOut {
@@ -190,9 +190,9 @@ fn fleet_impl(
         let r = c.measurements().fleet(&targets, &q, &options).await?;
         Ok(if keep_going {
             let failures = r.failures_frame()?;
-            FleetOut::WithFailures(PyDataFrame(r.frame), PyDataFrame(failures))
+            FleetOut::WithFailures(PyFrame(r.frame), PyFrame(failures))
         } else {
-            FleetOut::Frame(PyDataFrame(r.frame))
+            FleetOut::Frame(PyFrame(r.frame))
         })
     })
 }
@@ -612,7 +612,7 @@ fn fleet_to_parquet(
                 failures: r.failures,
             }
             .failures_frame()?;
-            Some(PyDataFrame(failures))
+            Some(PyFrame(failures))
         } else {
             None
         })

@@ -1,8 +1,8 @@
 //! Python classes of measurements: a series per measurement, columns handed to polars whole.
 
+use crate::python::frame::PyFrame;
 use chrono::{DateTime, Utc};
 use pyo3::prelude::*;
-use pyo3_polars::PyDataFrame;
 
 use super::{json_loads, json_to_py, PyField};
 use crate::frame::Shape;
@@ -130,10 +130,10 @@ impl Measurements {
     }
     /// A polars DataFrame, `shape="long"` (one row per data point) or `"wide"`.
     #[pyo3(signature = (shape = "long"))]
-    fn to_polars(&self, py: Python<'_>, shape: &str) -> PyResult<PyDataFrame> {
+    fn to_polars(&self, py: Python<'_>, shape: &str) -> PyResult<PyFrame> {
         let shape: Shape = shape.parse().map_err(|e| to_py_err(py, e))?;
         let frame = self.inner.to_frame(shape).map_err(|e| to_py_err(py, e))?;
-        Ok(PyDataFrame(frame))
+        Ok(PyFrame(frame))
     }
     /// The JSON object exactly as the server sent it.
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {

@@ -362,9 +362,9 @@ macro_rules! list_class {
                 }
             }
             /// One row per item, as a polars DataFrame.
-            fn to_polars(&self, py: Python<'_>) -> PyResult<pyo3_polars::PyDataFrame> {
+            fn to_polars(&self, py: Python<'_>) -> PyResult<$crate::python::frame::PyFrame> {
                 let frame = $frame(&self.items).map_err(|e| $crate::python::errors::to_py_err(py, e))?;
-                Ok(pyo3_polars::PyDataFrame(frame))
+                Ok($crate::python::frame::PyFrame(frame))
             }
             fn __repr__(&self) -> String {
                 format!("{}(len={}, total_count={})", $name, self.items.len(), self.total_count)

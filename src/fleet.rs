@@ -112,13 +112,13 @@ impl FleetResult {
     pub fn failures_frame(&self) -> Result<DataFrame> {
         let f = &self.failures;
         let mut c = Cols::new(f.len());
-        c.str("group_id", f.iter().map(|x| Some(x.target.group_id())));
-        c.str("host_id", f.iter().map(|x| Some(x.target.host_id())));
-        c.str(
+        c.key("group_id", f.iter().map(|x| Some(x.target.group_id())));
+        c.key("host_id", f.iter().map(|x| Some(x.target.host_id())));
+        c.key(
             "partition_name",
             f.iter().map(|x| x.target.partition_name()),
         );
-        c.str("database_name", f.iter().map(|x| x.target.database_name()));
+        c.key("database_name", f.iter().map(|x| x.target.database_name()));
         c.i64("status", f.iter().map(|x| x.error.status().map(i64::from)));
         c.str("error_code", f.iter().map(|x| x.error.error_code()));
         let messages: Vec<String> = f.iter().map(|x| x.error.to_string()).collect();
@@ -141,7 +141,8 @@ pub(crate) async fn pull(
     // in batches of about a million rows (`options.batch_rows`), each on a blocking thread while the next
     // targets are still on the wire: a frame is mostly fresh memory written once, and
     // that work overlaps the network. Batches are stacked without a copy, one chunk each.
-    let results = spawned(client, requests, |_, m: Measurements| Ok(m));
+    let order = fetch_order(targets);
+    let results = spawned(client, requests, order, |_, m: Measurements| Ok(m));
     let mut batch: Vec<Measurements> = Vec::new();
     let mut batch_rows = 0;
     let batch_limit = options
@@ -182,7 +183,8 @@ pub(crate) async fn pull_to_parquet(
         .map(|t| crate::parquet::parquet_path(root, t))
         .collect();
     // Encoding and compressing are CPU work too: done in the target's own task.
-    let results = spawned(client, requests, move |i, m: Measurements| {
+    let order = fetch_order(targets);
+    let results = spawned(client, requests, order, move |i, m: Measurements| {
         let path = paths[i].clone();
         crate::parquet::write_parquet_file(&path, &m).map(|rows| (path, rows))
     });
@@ -207,11 +209,34 @@ fn target_requests(targets: &[Target], query: &MeasurementsQuery) -> Result<Vec<
     targets.iter().map(|t| target_request(t, query)).collect()
 }
 
-/// Fetches every request in a task of its own (at most `max_concurrency` at once, results in
-/// request order) and applies `then(index, result)` to each decoded result inside that task.
+/// The order targets are fetched in: round-robin over their projects, each project's targets
+/// in the order given. A server limits requests per project (and the client then paces each
+/// project): with the targets of one project next to each other, all of the `max_concurrency`
+/// requests in flight would wait on that one project's pace while the others sat idle.
+fn fetch_order(targets: &[Target]) -> Vec<usize> {
+    let mut projects: Vec<(&str, std::collections::VecDeque<usize>)> = Vec::new();
+    for (i, t) in targets.iter().enumerate() {
+        match projects.iter_mut().find(|(g, _)| *g == t.group_id()) {
+            Some((_, q)) => q.push_back(i),
+            None => projects.push((t.group_id(), [i].into())),
+        }
+    }
+    let mut order = Vec::with_capacity(targets.len());
+    while order.len() < targets.len() {
+        for (_, q) in &mut projects {
+            order.extend(q.pop_front());
+        }
+    }
+    order
+}
+
+/// Fetches every request in a task of its own, in `order` (at most `max_concurrency` at once,
+/// results in that order) and applies `then(index, result)` to each decoded result inside
+/// that task.
 fn spawned<T, F>(
     client: &Client,
     requests: Vec<Request>,
+    order: Vec<usize>,
     then: F,
 ) -> impl futures_util::Stream<Item = (usize, Result<T>)> + '_
 where
@@ -219,7 +244,12 @@ where
     F: Fn(usize, Measurements) -> Result<T> + Send + Sync + 'static,
 {
     let then = std::sync::Arc::new(then);
-    stream::iter(requests.into_iter().enumerate())
+    let mut requests: Vec<Option<Request>> = requests.into_iter().map(Some).collect();
+    let ordered: Vec<(usize, Request)> = order
+        .into_iter()
+        .filter_map(|i| Some((i, requests.get_mut(i)?.take()?)))
+        .collect();
+    stream::iter(ordered)
         .map(move |(i, req)| {
             let client = client.clone();
             let then = then.clone();
@@ -234,8 +264,9 @@ where
         .buffered(client.max_concurrency())
 }
 
-/// Consumes the results of a fleet pull in target order: reports progress, hands each success
-/// to `on_ok`, and either stops at the first failure or, with `keep_going`, collects them.
+/// Consumes the results of a fleet pull as they arrive (reporting progress, and stopping at
+/// the first failure unless `keep_going`), and hands them to `on_ok`, and failures to the
+/// list, in target order: a result that arrives before those of earlier targets waits.
 async fn drive<T>(
     targets: &[Target],
     results: impl futures_util::Stream<Item = (usize, Result<T>)>,
@@ -244,6 +275,8 @@ async fn drive<T>(
 ) -> Result<Vec<TargetFailure>> {
     let mut results = std::pin::pin!(results);
     let mut failures = Vec::new();
+    let mut waiting: std::collections::BTreeMap<usize, Result<T>> = Default::default();
+    let mut next = 0;
     let mut done = 0;
     while let Some((i, result)) = results.next().await {
         done += 1;
@@ -256,14 +289,42 @@ async fn drive<T>(
                 ok: result.is_ok(),
             });
         }
-        match result {
-            Ok(value) => on_ok(value)?,
-            Err(error) if options.keep_going => failures.push(TargetFailure {
-                target: target.clone(),
-                error,
-            }),
-            Err(error) => return Err(error),
+        let result = match result {
+            Err(error) if !options.keep_going => return Err(error),
+            r => r,
+        };
+        waiting.insert(i, result);
+        while let Some(result) = waiting.remove(&next) {
+            match result {
+                Ok(value) => on_ok(value)?,
+                Err(error) => failures.push(TargetFailure {
+                    target: targets[next].clone(),
+                    error,
+                }),
+            }
+            next += 1;
         }
     }
     Ok(failures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_fetched_round_robin_over_projects_in_the_order_given() {
+        let t = |g: &str, h: &str| Target::host(g, h);
+        let targets = [
+            t("g1", "a"),
+            t("g1", "b"),
+            t("g2", "c"),
+            t("g1", "d"),
+            t("g2", "e"),
+            t("g3", "f"),
+        ];
+        assert_eq!(fetch_order(&targets), [0, 2, 5, 1, 4, 3]);
+        assert_eq!(fetch_order(&targets[..2]), [0, 1]);
+        assert!(fetch_order(&[]).is_empty());
+    }
 }

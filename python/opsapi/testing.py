@@ -23,7 +23,8 @@ class Simulator:
 
     Keyword arguments: ``global_alerts`` (count), ``nonce_lifetime`` (seconds), ``port``
     (0 = a free one), ``bind``, ``worker_threads``, ``log_requests``, ``faults`` (a dict of
-    :meth:`set_faults` arguments), and ``tls``: serve HTTPS with a certificate generated at
+    :meth:`set_faults` arguments), ``rate_limit`` (requests per second per project, see
+    :meth:`set_rate_limit`), and ``tls``: serve HTTPS with a certificate generated at
     start, signed by an internal CA (``True`` or ``"ca"``) or self-signed as
     ``openssl req -x509`` makes it (``"self-signed"``); :attr:`ca_file` is then the PEM file a
     client trusts it with, and :meth:`client` passes it.
@@ -135,6 +136,17 @@ class Simulator:
         host the databases add up to the data partition's used-space trend minus a constant
         overhead; the served disk series adds its noise (``noise_bytes``) on top."""
         return self._sim.database_truth()
+
+    @property
+    def rate_limit(self) -> Optional[float]:
+        """Requests per second per project past which requests are answered 429, or None."""
+        return self._sim.rate_limit
+
+    def set_rate_limit(self, rate_limit: Optional[float]) -> None:
+        """Limits requests per project to ``rate_limit`` per second (None: no limit): past it
+        a request is answered 429 ``RATE_LIMITED`` with ``Retry-After``, as Ops Manager limits
+        each project. Each project's bucket holds one second's worth of requests."""
+        self._sim.set_rate_limit(rate_limit)
 
     def set_faults(self, **faults: Any) -> None:
         """Standing faults: ``latency`` (seconds), ``rate_429``, ``rate_500``, ``rate_503``,

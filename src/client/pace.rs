@@ -1,29 +1,190 @@
-//! The opt-in client-side rate limit: requests paced per project.
+//! Pacing requests per project: the opt-in client-side limit (`rate_limit`), and the limit a
+//! server states in its 429s, learned as they come.
+//!
+//! Ops Manager limits requests per project and says so in its 429: "Resource … is limited to
+//! N requests every M minutes." (`parameters`: resource, N, M). Once a project's 429 states
+//! its limit, that project's requests go out evenly spaced just under it, so that a fleet pull
+//! or a listing runs at the rate the server allows instead of being refused over and over. A
+//! 429 that states nothing takes the rate observed just before it down by 30 %, and each
+//! success after that raises it a little again (additive increase, multiplicative decrease),
+//! so the limit of a server that does not state it is still found.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 use tokio::time::{Duration, Instant};
 
-/// The next free slot of each project's bucket. A request takes the later of now and that
-/// slot, and moves the slot on by one interval: requests go out evenly spaced, never in a burst
-/// above the rate.
+use crate::error::ApiError;
+
+/// The share of a stated limit that requests are paced at: a little under it, so that timing
+/// noise between client and server does not cost a 429.
+const STATED_SHARE: f64 = 0.95;
+/// A 429 that states no limit takes the observed rate down to this share of it.
+const DECREASE: f64 = 0.7;
+/// ... and each success raises it by this many requests per second.
+const INCREASE: f64 = 0.05;
+/// The slowest pace a guess goes down to (requests per second).
+const FLOOR: f64 = 0.1;
+/// Send instants kept per project, to observe the rate before an unstated 429.
+const RECENT: usize = 64;
+/// The span over which the rate before a 429 is observed.
+const WINDOW: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Learned {
+    /// The rate the server stated (requests per second).
+    Stated(f64),
+    /// A rate found by trial; `since`: 429s of requests sent before it do not lower it again.
+    Guessed { rate: f64, since: Instant },
+}
+
+impl Learned {
+    fn rate(&self) -> f64 {
+        match *self {
+            Self::Stated(r) => r * STATED_SHARE,
+            Self::Guessed { rate, .. } => rate,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Pace {
+    /// The next free slot.
+    next: Option<Instant>,
+    learned: Option<Learned>,
+    recent: VecDeque<Instant>,
+}
+
+/// The pacing state of every project of one client.
 #[derive(Debug, Default)]
 pub(crate) struct Pacer {
-    next: Mutex<HashMap<String, Instant>>,
+    projects: Mutex<HashMap<String, Pace>>,
 }
 
 impl Pacer {
-    /// When a request to `path` may go out at `per_second`, its slot taken.
-    pub(crate) fn slot(&self, path: &str, per_second: f64) -> Instant {
-        let interval = Duration::from_secs_f64(1.0 / per_second);
-        let key = project_of(path).unwrap_or("").to_owned();
-        let now = Instant::now();
-        let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
-        let at = next.get(&key).copied().map_or(now, |t| t.max(now));
-        next.insert(key, at + interval);
-        at
+    fn with<T>(&self, path: &str, f: impl FnOnce(&mut Pace) -> T) -> T {
+        let mut projects = self.projects.lock().unwrap_or_else(|e| e.into_inner());
+        let key = project_of(path).unwrap_or("");
+        match projects.get_mut(key) {
+            Some(p) => f(p),
+            None => f(projects.entry(key.to_owned()).or_default()),
+        }
     }
+
+    /// When a request to `path` may go out, its slot taken: now, unless the client's
+    /// `rate_limit` (`configured`) or a learned limit paces it.
+    pub(crate) fn slot(&self, path: &str, configured: Option<f64>) -> Instant {
+        let now = Instant::now();
+        self.with(path, |p| {
+            let rate = match (configured, p.learned.map(|l| l.rate())) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let at = match rate {
+                Some(rate) => {
+                    let at = p.next.map_or(now, |t| t.max(now));
+                    p.next = Some(at + Duration::from_secs_f64(1.0 / rate));
+                    at
+                }
+                None => now,
+            };
+            if p.recent.len() == RECENT {
+                p.recent.pop_front();
+            }
+            p.recent.push_back(at);
+            at
+        })
+    }
+
+    /// A 429 for a request to `path` sent at `sent`: learn the limit it states, or lower the
+    /// guess.
+    pub(crate) fn limited(&self, path: &str, error: &ApiError, sent: Instant) {
+        let now = Instant::now();
+        let stated = stated_limit(error);
+        self.with(path, |p| {
+            let learned = match (stated, p.learned) {
+                (Some(rate), _) => Learned::Stated(rate),
+                // Known already: a 429 despite it is timing noise; the slot below spaces on.
+                (None, Some(l @ Learned::Stated(_))) => l,
+                // Requests sent before the last decrease saw the old rate: no second cut.
+                (None, Some(l @ Learned::Guessed { since, .. })) if sent < since => l,
+                (None, known) => {
+                    let from = known.map_or_else(|| observed_rate(&p.recent, now), |l| l.rate());
+                    Learned::Guessed {
+                        rate: (from * DECREASE).max(FLOOR),
+                        since: now,
+                    }
+                }
+            };
+            if p.learned != Some(learned) {
+                tracing::info!(
+                    target: "opsapi",
+                    path, requests_per_second = learned.rate(),
+                    stated = matches!(learned, Learned::Stated(_)),
+                    "pacing requests of this project after a 429"
+                );
+            }
+            p.learned = Some(learned);
+            // The server's bucket is empty now: the next request waits one interval.
+            let next = now + Duration::from_secs_f64(1.0 / learned.rate());
+            p.next = Some(p.next.map_or(next, |t| t.max(next)));
+        });
+    }
+
+    /// A request to `path` succeeded: a guessed rate rises a little.
+    pub(crate) fn succeeded(&self, path: &str) {
+        let projects = self.projects.lock().unwrap_or_else(|e| e.into_inner());
+        let guessed = projects
+            .get(project_of(path).unwrap_or(""))
+            .is_some_and(|p| matches!(p.learned, Some(Learned::Guessed { .. })));
+        drop(projects);
+        if guessed {
+            self.with(path, |p| {
+                if let Some(Learned::Guessed { rate, since }) = p.learned {
+                    p.learned = Some(Learned::Guessed {
+                        rate: rate + INCREASE,
+                        since,
+                    });
+                }
+            });
+        }
+    }
+
+    /// The rate `path`'s project is paced at after 429s, if any (tests, logs).
+    #[cfg(test)]
+    fn learned_rate(&self, path: &str) -> Option<f64> {
+        self.with(path, |p| p.learned.map(|l| l.rate()))
+    }
+}
+
+/// Requests per second sent over the last [`WINDOW`] (at least one request per window).
+fn observed_rate(recent: &VecDeque<Instant>, now: Instant) -> f64 {
+    let from = now.checked_sub(WINDOW).unwrap_or(now);
+    let n = recent.iter().filter(|t| **t >= from).count().max(1);
+    let span = recent
+        .iter()
+        .find(|t| **t >= from)
+        .map_or(WINDOW, |first| now.duration_since(*first))
+        .max(Duration::from_millis(100));
+    n as f64 / span.as_secs_f64()
+}
+
+/// The limit a 429 states, in requests per second: `parameters` `[resource, N, M]`, or the
+/// detail "… is limited to N requests every M minutes."
+pub(crate) fn stated_limit(error: &ApiError) -> Option<f64> {
+    let from_parameters = match error.parameters.as_slice() {
+        [_, n, m, ..] => n.as_f64().zip(m.as_f64()),
+        _ => None,
+    };
+    let (n, minutes) = from_parameters.or_else(|| {
+        let detail = error.detail.as_deref()?;
+        let rest = detail.split_once("limited to ")?.1;
+        let (n, rest) = rest.split_once(" requests every ")?;
+        let (m, _) = rest.split_once(" minute")?;
+        Some((n.trim().parse().ok()?, m.trim().parse().ok()?))
+    })?;
+    let rate = n / (minutes * 60.0);
+    (rate.is_finite() && rate > 0.0).then_some(rate)
 }
 
 /// The project of a request path (`/groups/{id}/...`), if any.
@@ -36,17 +197,92 @@ fn project_of(path: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn slots_are_spaced_per_project() {
+    fn rate_limited(detail: &str, parameters: serde_json::Value) -> ApiError {
+        let body = serde_json::json!({
+            "error": 429, "errorCode": "RATE_LIMITED", "reason": "Too Many Requests",
+            "detail": detail, "parameters": parameters,
+        });
+        ApiError::from_response(429, body.to_string().as_bytes(), None)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_clients_own_limit_spaces_requests_per_project() {
         let p = Pacer::default();
-        let a = p.slot("/groups/g1/hosts", 10.0);
-        let b = p.slot("/groups/g1/hosts/h", 10.0);
-        let other = p.slot("/groups/g2/hosts", 10.0);
-        let global = p.slot("/globalAlerts", 10.0);
-        assert!(b - a >= Duration::from_millis(99), "{:?}", b - a);
-        assert!(other <= a + Duration::from_millis(5));
-        assert!(global <= a + Duration::from_millis(5));
+        let a = p.slot("/groups/g1/hosts", Some(10.0));
+        let b = p.slot("/groups/g1/hosts/h", Some(10.0));
+        let other = p.slot("/groups/g2/hosts", Some(10.0));
+        let global = p.slot("/globalAlerts", Some(10.0));
+        assert_eq!(b - a, Duration::from_millis(100));
+        assert_eq!(other, a);
+        assert_eq!(global, a);
         assert_eq!(project_of("/groups/g1"), Some("g1"));
         assert_eq!(project_of("/admin/accessList/x"), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stated_limit_paces_that_project_just_under_it() {
+        let p = Pacer::default();
+        let path = "/groups/g1/hosts/h/measurements";
+        assert_eq!(p.slot(path, None), Instant::now(), "no pacing before a 429");
+        let e = rate_limited(
+            "Resource /api/public/v1.0/groups/g1 is limited to 1200 requests every 1 minutes.",
+            serde_json::json!(["/api/public/v1.0/groups/g1", 1200, 1]),
+        );
+        assert_eq!(stated_limit(&e), Some(20.0));
+        p.limited(path, &e, Instant::now());
+        let interval = Duration::from_secs_f64(1.0 / (20.0 * STATED_SHARE));
+        let first = p.slot(path, None);
+        assert_eq!(first, Instant::now() + interval);
+        assert_eq!(p.slot(path, None) - first, interval);
+        assert_eq!(
+            p.slot("/groups/g2/hosts", None),
+            Instant::now(),
+            "other projects"
+        );
+        // The client's own limit wins where it is lower.
+        assert_eq!(p.slot(path, Some(1.0)) - first, interval * 2);
+    }
+
+    #[test]
+    fn the_limit_is_read_from_the_detail_when_parameters_lack_it() {
+        let e = rate_limited(
+            "Resource /api/public/v1.0/groups/x is limited to 100 requests every 1 minutes.",
+            serde_json::json!([]),
+        );
+        assert_eq!(stated_limit(&e), Some(100.0 / 60.0));
+        let e = rate_limited("Too many requests.", serde_json::json!(["x"]));
+        assert_eq!(stated_limit(&e), None);
+        let e = rate_limited(
+            "limited to 0 requests every 1 minutes",
+            serde_json::json!([]),
+        );
+        assert_eq!(stated_limit(&e), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_unstated_limit_is_guessed_down_once_per_round_and_rises_again() {
+        let p = Pacer::default();
+        let path = "/groups/g1/hosts";
+        let start = Instant::now();
+        for _ in 0..40 {
+            p.slot(path, None);
+            tokio::time::advance(Duration::from_millis(50)).await; // 20 per second
+        }
+        let e = rate_limited("Too many requests.", serde_json::json!([]));
+        let sent = Instant::now() - Duration::from_millis(10);
+        p.limited(path, &e, sent);
+        let guess = p.learned_rate(path).unwrap();
+        assert!((guess - 20.0 * DECREASE).abs() < 1.0, "{guess}");
+        // Another 429 of a request sent before the cut does not cut again...
+        p.limited(path, &e, sent);
+        assert_eq!(p.learned_rate(path), Some(guess));
+        // ... one sent after it does.
+        tokio::time::advance(Duration::from_millis(100)).await;
+        p.limited(path, &e, Instant::now());
+        assert!((p.learned_rate(path).unwrap() - guess * DECREASE).abs() < 1e-9);
+        let low = p.learned_rate(path).unwrap();
+        p.succeeded(path);
+        assert!((p.learned_rate(path).unwrap() - (low + INCREASE)).abs() < 1e-9);
+        assert!(start < Instant::now());
     }
 }

@@ -161,12 +161,12 @@ impl Client {
             _ => None,
         };
         loop {
-            if let Some(rate) = config.rate_limit {
-                let at = self.inner.pacer.slot(&req.path, rate);
-                if at > deadline {
-                    return Err(self.timeout_error(req));
-                }
-                tokio::time::sleep_until(at).await;
+            let sent = self.inner.pacer.slot(&req.path, config.rate_limit);
+            if sent > deadline {
+                return Err(self.timeout_error(req));
+            }
+            if sent > Instant::now() {
+                tokio::time::sleep_until(sent).await;
             }
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {
@@ -284,6 +284,7 @@ impl Client {
                     }
                 };
                 self.log_request(req, status, started, body.len());
+                self.inner.pacer.succeeded(&req.path);
                 if let Some(v) = service_version(&headers) {
                     *self
                         .inner
@@ -308,6 +309,9 @@ impl Client {
             }
             let mut api = ApiError::from_response(status.as_u16(), &body, retry_after);
             api.request = format!("{method} {}", req.path);
+            if status == StatusCode::TOO_MANY_REQUESTS {
+                self.inner.pacer.limited(&req.path, &api, sent);
+            }
             let err = Error::Api(Box::new(api));
             let fault = match status.as_u16() {
                 429 => Some(Fault::RateLimited),

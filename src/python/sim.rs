@@ -21,6 +21,16 @@ fn seconds(name: &str, s: f64) -> PyResult<Duration> {
     })
 }
 
+/// `rate_limit=`: requests per second per project, or None for no limit.
+fn positive_rate(rate: Option<f64>) -> PyResult<Option<f64>> {
+    match rate {
+        Some(r) if !(r.is_finite() && r > 0.0) => Err(PyValueError::new_err(format!(
+            "rate_limit must be a positive number of requests per second, not {r}"
+        ))),
+        r => Ok(r),
+    }
+}
+
 /// `tls=`: False or None (plain HTTP), True or `"ca"` (an internal CA signs the server's
 /// certificate), `"self-signed"` (the server's own CA:TRUE certificate, no subjectAltName).
 fn tls_mode(tls: Option<&Bound<'_, PyAny>>) -> PyResult<Option<SimTls>> {
@@ -201,7 +211,7 @@ impl PySimulator {
     #[new]
     #[pyo3(signature = (*, seed = 0, projects = 2, hosts_per_project = 5, global_alerts = None,
                         nonce_lifetime = None, port = 0, bind = None, worker_threads = 1,
-                        log_requests = true, tls = None))]
+                        log_requests = true, tls = None, rate_limit = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -215,6 +225,7 @@ impl PySimulator {
         worker_threads: usize,
         log_requests: bool,
         tls: Option<&Bound<'_, PyAny>>,
+        rate_limit: Option<f64>,
     ) -> PyResult<Self> {
         let mut config = SimConfig {
             seed,
@@ -224,6 +235,7 @@ impl PySimulator {
             worker_threads,
             log_requests,
             tls: tls_mode(tls)?,
+            rate_limit: positive_rate(rate_limit)?,
             ..SimConfig::default()
         };
         if let Some(n) = global_alerts {
@@ -435,6 +447,18 @@ impl PySimulator {
             retry_after_secs,
         };
         self.with(|s| s.set_faults(faults))
+    }
+
+    /// Sets the per-project request limit (requests per second; None: no limit).
+    #[pyo3(signature = (rate_limit))]
+    fn set_rate_limit(&self, rate_limit: Option<f64>) -> PyResult<()> {
+        let rate = positive_rate(rate_limit)?;
+        self.with(|s| s.set_rate_limit(rate))
+    }
+
+    #[getter]
+    fn rate_limit(&self) -> PyResult<Option<f64>> {
+        self.with(|s| s.rate_limit())
     }
 
     /// Queues `count` one-shot faults for the next requests they apply to (see

@@ -6,7 +6,7 @@
 //!            [--global-alerts N] [--nonce-lifetime SECS] [--workers N] [--bind ADDR]
 //!            [--latency-ms MS] [--rate-429 P] [--rate-500 P] [--rate-503 P]
 //!            [--rate-reset P] [--rate-truncate P] [--retry-after SECS]
-//!            [--tls [ca|self-signed]]
+//!            [--rate-limit PER_SECOND] [--tls [ca|self-signed]]
 //! ```
 //!
 //! Prints its base URL and both API key pairs (also as `OPSAPI_*=` lines to paste into a
@@ -23,7 +23,7 @@ use super::{SimConfig, SimTls, Simulator};
 pub const USAGE: &str = "usage: opsapi-sim [--port PORT] [--seed SEED] [--projects N] \
 [--hosts-per-project N] [--global-alerts N] [--nonce-lifetime SECS] [--workers N] [--bind ADDR] \
 [--latency-ms MS] [--rate-429 P] [--rate-500 P] [--rate-503 P] [--rate-reset P] [--rate-truncate P] \
-[--retry-after SECS] [--tls [ca|self-signed]]";
+[--retry-after SECS] [--rate-limit PER_SECOND] [--tls [ca|self-signed]]";
 
 /// The configuration the flags ask for (an empty error: `--help`).
 pub fn parse_args(args: &[String]) -> Result<SimConfig, String> {
@@ -91,6 +91,14 @@ pub fn parse_args(args: &[String]) -> Result<SimConfig, String> {
                     "--rate-reset" => f.rate_reset = p,
                     _ => f.rate_truncate = p,
                 }
+            }
+            "--rate-limit" => {
+                let r: f64 = value
+                    .parse()
+                    .ok()
+                    .filter(|r: &f64| r.is_finite() && *r > 0.0)
+                    .ok_or_else(|| format!("{name}: not a positive rate: {value}"))?;
+                config.rate_limit = Some(r);
             }
             "--bind" => {
                 config.bind = value

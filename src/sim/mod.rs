@@ -43,6 +43,7 @@
 pub mod cli;
 mod faults;
 mod fmt;
+mod limit;
 mod metrics;
 mod rng;
 mod server;
@@ -92,6 +93,11 @@ pub struct SimConfig {
     /// Serve HTTPS with a certificate generated at start (`None`, the default: plain HTTP).
     /// [`Simulator::ca_file`] is then the file a client passes as `ca_file`.
     pub tls: Option<SimTls>,
+    /// Requests per second per project (`None`, the default: no limit). Past it, a request
+    /// is answered 429 `RATE_LIMITED` with `Retry-After`; each project's bucket holds one
+    /// second's worth of requests. Requests outside a project (`/globalAlerts`, the access
+    /// list) are not limited.
+    pub rate_limit: Option<f64>,
 }
 
 impl Default for SimConfig {
@@ -110,6 +116,7 @@ impl Default for SimConfig {
             cache_bytes: 512 << 20,
             log_requests: true,
             tls: None,
+            rate_limit: None,
         }
     }
 }
@@ -399,6 +406,22 @@ impl Simulator {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+    }
+
+    /// Sets the per-project request limit ([`SimConfig::rate_limit`]); buckets start full.
+    ///
+    /// ```
+    /// let sim = opsapi::sim::Simulator::start(Default::default()).unwrap();
+    /// sim.set_rate_limit(Some(20.0));
+    /// assert_eq!(sim.rate_limit(), Some(20.0));
+    /// ```
+    pub fn set_rate_limit(&self, per_second: Option<f64>) {
+        self.shared.limiter.set(per_second);
+    }
+
+    /// The per-project request limit, if any.
+    pub fn rate_limit(&self) -> Option<f64> {
+        self.shared.limiter.rate()
     }
 
     /// Replaces the standing faults.

@@ -79,6 +79,8 @@ pub(crate) struct Shared {
     pub anchor: DateTime<Utc>,
     pub faults: Mutex<Faults>,
     pub queue: FaultQueue,
+    /// The per-project request limit.
+    pub limiter: super::limit::RateLimiter,
     /// The request log in arrival order, each record with its sequence number.
     pub log: Mutex<Vec<(u64, RequestRecord)>>,
     log_seq: AtomicU64,
@@ -108,6 +110,7 @@ impl Shared {
                 .unwrap_or(0);
         Self {
             faults: Mutex::new(config.faults.clone()),
+            limiter: super::limit::RateLimiter::new(config.rate_limit),
             keys,
             base_url,
             anchor: world.anchor,

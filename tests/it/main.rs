@@ -6,3 +6,4 @@
 mod common;
 mod databases;
 mod global_alerts;
+mod rate_limit;

@@ -186,6 +186,13 @@ pub(crate) fn authorized(
     let Some(route) = route(&segs) else {
         return not_found_resource(path);
     };
+    if let Some(g) = route.group() {
+        if let Err(wait) = shared.limiter.take(g) {
+            struck.push("rate_limit".into());
+            let rate = shared.limiter.rate().unwrap_or(1.0);
+            return super::super::limit::rate_limited(path, rate, wait);
+        }
+    }
     if role == Role::ReadOnly {
         if route.is_global() || method != "GET" {
             return err(

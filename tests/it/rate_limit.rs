@@ -1,0 +1,137 @@
+//! A server that limits requests per project: the simulator's `rate_limit`, the limit its 429s
+//! state, the pace the client learns from them, and the client's own opt-in `rate_limit`.
+
+use opsapi::fleet::{FleetOptions, Target};
+use opsapi::sim::{SimConfig, Simulator};
+use opsapi::{Granularity, MeasurementsQuery};
+
+use crate::common::{authorized, client, client_with, start, API};
+
+fn limited(per_second: f64, hosts_per_project: usize) -> Simulator {
+    start(SimConfig {
+        projects: 2,
+        hosts_per_project,
+        rate_limit: Some(per_second),
+        ..SimConfig::default()
+    })
+}
+
+fn targets(sim: &Simulator) -> Vec<Target> {
+    let world = sim.world();
+    world
+        .hosts
+        .iter()
+        .map(|h| Target::host(h.group_id.clone(), h.id.clone()))
+        .collect()
+}
+
+fn query() -> MeasurementsQuery {
+    MeasurementsQuery::period(Granularity::PT1M, "PT1H".parse().unwrap()).metrics(["CONNECTIONS"])
+}
+
+#[tokio::test]
+async fn past_the_limit_the_simulator_answers_429_with_the_limit_and_retry_after() {
+    let sim = limited(5.0, 1);
+    let group = sim.group_ids()[0].clone();
+    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    let c = client(&sim);
+    // Five requests fit the bucket (one second's worth); the sixth is refused.
+    for _ in 0..5 {
+        c.groups().get(&group).await.unwrap();
+    }
+    let err = c.groups().get(&group).await;
+    // The client retries after Retry-After (1 s) and gets through.
+    assert!(err.is_ok(), "{err:?}");
+    let refused: Vec<_> = authorized(&sim)
+        .into_iter()
+        .filter(|r| r.status == 429)
+        .collect();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0].faults, ["rate_limit"]);
+    // Another project has its own bucket; requests outside projects are not limited.
+    let other = sim.group_ids()[1].clone();
+    c.groups().get(&other).await.unwrap();
+    for _ in 0..10 {
+        c.global_alerts()
+            .list(&opsapi::GlobalAlertsQuery::default())
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        authorized(&sim).iter().filter(|r| r.status == 429).count(),
+        1
+    );
+    // What the 429 says, as Ops Manager says it.
+    sim.set_rate_limit(Some(1.0));
+    let unsigned = http
+        .get(format!("{}{API}/groups/{group}", sim.base_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        unsigned.status(),
+        401,
+        "the limit applies to authorized requests"
+    );
+    c.groups().get(&group).await.unwrap();
+    let e = client_with(&sim, |b| b.max_retries(0))
+        .groups()
+        .get(&group)
+        .await
+        .unwrap_err();
+    let api = e.api().expect("an API error");
+    assert_eq!(api.status, 429);
+    assert_eq!(api.error_code.as_deref(), Some("RATE_LIMITED"));
+    assert_eq!(
+        api.detail.as_deref(),
+        Some(
+            format!("Resource {API}/groups/{group} is limited to 60 requests every 1 minutes.")
+                .as_str()
+        )
+    );
+    assert_eq!(api.retry_after, Some(std::time::Duration::from_secs(1)));
+}
+
+#[tokio::test]
+async fn a_fleet_pull_learns_the_stated_limit_and_paces_each_project() {
+    // 2 projects x 30 hosts at 20 requests per second per project: 20 fit the first second's
+    // bucket, the other 10 of each project must be paced.
+    let sim = limited(20.0, 30);
+    let targets = targets(&sim);
+    assert_eq!(targets.len(), 60);
+    let c = client(&sim);
+    let pulled = c
+        .measurements()
+        .fleet(&targets, &query(), &FleetOptions::new().keep_going(true))
+        .await
+        .unwrap();
+    assert!(pulled.failures.is_empty(), "{:?}", pulled.failures);
+    assert_eq!(
+        pulled.frame.height(),
+        60 * 60,
+        "every target's hour of points"
+    );
+    let answered: Vec<_> = authorized(&sim);
+    let refused = answered.iter().filter(|r| r.status == 429).count();
+    let ok = answered.iter().filter(|r| r.status == 200).count();
+    assert_eq!(ok, 60);
+    // Only the requests in flight when a bucket ran dry are refused (the 8 concurrent slots
+    // go round the projects), not one per remaining target.
+    assert!(refused <= 8, "{refused} of {} refused", answered.len());
+}
+
+#[tokio::test]
+async fn the_clients_own_rate_limit_avoids_429s_altogether() {
+    let sim = limited(10.0, 12);
+    let targets = targets(&sim);
+    let c = client_with(&sim, |b| b.rate_limit(10.0));
+    let pulled = c
+        .measurements()
+        .fleet(&targets, &query(), &FleetOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(pulled.frame.height(), 24 * 60);
+    let answered = authorized(&sim);
+    assert_eq!(answered.len(), 24);
+    assert!(answered.iter().all(|r| r.status == 200), "no 429 at all");
+}

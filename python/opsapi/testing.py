@@ -84,12 +84,22 @@ class Simulator:
 
     def client(self, **kwargs: Any) -> Client:
         """An :class:`opsapi.Client` with the Global Owner key (and :attr:`ca_file`, unless
-        given)."""
+        given); keyword arguments go to the client.
+
+        >>> client = sim.client(timeout=5)  # doctest: +SKIP
+        >>> client.hosts.list(sim.group_ids[0])  # doctest: +SKIP
+        HostList(len=5, total_count=5)
+        """
         return Client(self.base_url, self.public_key, self.private_key, **self._tls(kwargs))
 
     def async_client(self, **kwargs: Any) -> AsyncClient:
         """An :class:`opsapi.AsyncClient` with the Global Owner key (and :attr:`ca_file`,
-        unless given)."""
+        unless given); keyword arguments go to the client.
+
+        >>> client = sim.async_client()  # doctest: +SKIP
+        >>> await client.hosts.list(sim.group_ids[0])  # doctest: +SKIP
+        HostList(len=5, total_count=5)
+        """
         return AsyncClient(self.base_url, self.public_key, self.private_key, **self._tls(kwargs))
 
     def _tls(self, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -102,10 +112,20 @@ class Simulator:
         """The request log, oldest first: dicts with ``method``, ``path``, ``query`` (the raw
         query string or None), ``body`` (bytes), ``status`` (0: closed without an answer),
         ``signed`` (it carried an ``Authorization`` header), ``authorized`` (its signature was
-        accepted) and ``faults`` (the labels of the faults that struck it)."""
+        accepted) and ``faults`` (the labels of the faults that struck it).
+
+        >>> sim.client().groups.list()  # doctest: +SKIP
+        >>> [(r["method"], r["path"], r["status"]) for r in sim.requests()]  # doctest: +SKIP
+        [('GET', '/api/public/v1.0/groups', 401), ('GET', '/api/public/v1.0/groups', 200)]
+        """
         return self._sim.requests()
 
     def clear_requests(self) -> None:
+        """Empties the request log.
+
+        >>> sim.clear_requests(); sim.requests()  # doctest: +SKIP
+        []
+        """
         self._sim.clear_requests()
 
     def world(self) -> dict[str, list[dict[str, Any]]]:
@@ -116,7 +136,11 @@ class Simulator:
         ``alert_config_id``, ``status``, ``acknowledged_until``, ``acknowledgement_comment``,
         ``acknowledging_username``), ``events`` (``id``, ``group_id``, ``event_type_name``)
         and ``access_list`` (``id``, ``cidr_block``, ``description``). Expired
-        acknowledgements are cleared and deleted entries are gone."""
+        acknowledgements are cleared and deleted entries are gone.
+
+        >>> alerts = sim.world()["alerts"]  # doctest: +SKIP
+        >>> open_ids = [a["id"] for a in alerts if a["status"] == "OPEN"]  # doctest: +SKIP
+        """
         return self._sim.world()
 
     def partition_truth(self) -> list[dict[str, Any]]:
@@ -124,7 +148,10 @@ class Simulator:
         ``process_id``, ``partition_name``, ``capacity_bytes``, ``growth_bytes_per_day``,
         ``used_bytes_at_anchor``, ``noise_bytes``, ``growth`` (``fast``, ``slow``, ``flat`` or
         ``noisy``) and ``anchor`` (the instant the seeded times are relative to). This is the
-        truth a capacity forecast against the simulator should find."""
+        truth a capacity forecast against the simulator should find.
+
+        >>> fast = [p for p in sim.partition_truth() if p["growth"] == "fast"]  # doctest: +SKIP
+        """
         return self._sim.partition_truth()
 
     def database_truth(self) -> list[dict[str, Any]]:
@@ -134,7 +161,12 @@ class Simulator:
         ``growth_bytes_per_day``, ``share_of_disk_growth``, ``drives_growth`` (True for the
         one database per growing disk that drives most of its growth) and ``anchor``. On each
         host the databases add up to the data partition's used-space trend minus a constant
-        overhead; the served disk series adds its noise (``noise_bytes``) on top."""
+        overhead; the served disk series adds its noise (``noise_bytes``) on top.
+
+        >>> truth = sim.database_truth()  # doctest: +SKIP
+        >>> [d["database_name"] for d in truth if d["drives_growth"]]  # doctest: +SKIP
+        ['orders', 'events']
+        """
         return self._sim.database_truth()
 
     @property
@@ -145,13 +177,22 @@ class Simulator:
     def set_rate_limit(self, rate_limit: Optional[float]) -> None:
         """Limits requests per project to ``rate_limit`` per second (None: no limit): past it
         a request is answered 429 ``RATE_LIMITED`` with ``Retry-After``, as Ops Manager limits
-        each project. Each project's bucket holds one second's worth of requests."""
+        each project. Each project's bucket holds one second's worth of requests.
+
+        >>> sim.set_rate_limit(20)  # doctest: +SKIP
+        >>> client = sim.client()  # doctest: +SKIP
+        >>> client.measurements.fleet(targets, granularity="PT1M", period="PT1H")  # doctest: +SKIP
+        """
         self._sim.set_rate_limit(rate_limit)
 
     def set_faults(self, **faults: Any) -> None:
         """Standing faults: ``latency`` (seconds), ``rate_429``, ``rate_500``, ``rate_503``,
         ``rate_reset``, ``rate_truncate`` (probabilities), ``retry_after_secs``. Call with no
-        argument to clear them."""
+        argument to clear them.
+
+        >>> sim.set_faults(rate_503=0.05, retry_after_secs=0)  # doctest: +SKIP
+        >>> sim.set_faults()  # doctest: +SKIP
+        """
         self._sim.set_faults(**faults)
 
     def inject(
@@ -225,11 +266,19 @@ class Simulator:
 
     def injected(self) -> list[str]:
         """The one-shot faults still queued, oldest first, by the label the request log
-        uses."""
+        uses.
+
+        >>> sim.inject(503, 2); sim.injected()  # doctest: +SKIP
+        ['503', '503']
+        """
         return self._sim.injected()
 
     def clear_injected(self) -> None:
-        """Drops every queued one-shot fault."""
+        """Drops every queued one-shot fault.
+
+        >>> sim.clear_injected(); sim.injected()  # doctest: +SKIP
+        []
+        """
         self._sim.clear_injected()
 
     @property
@@ -239,7 +288,11 @@ class Simulator:
         return self._sim.connections
 
     def close(self) -> None:
-        """Stops the server. Idempotent."""
+        """Stops the server. Idempotent (``with Simulator() as sim:`` calls it).
+
+        >>> sim.close(); sim.closed  # doctest: +SKIP
+        True
+        """
         self._sim.close()
 
     @property

@@ -87,3 +87,23 @@ impl<'py> IntoPyObject<'py> for PyFrame {
         frame.call_method1("with_columns", (PyList::new(py, exprs)?,))
     }
 }
+
+/// A frame's Arrow PyCapsule stream (`__arrow_c_stream__`), through the polars frame it
+/// becomes in Python: its buffers are shared, nothing goes through Python objects.
+pub(crate) fn arrow_stream(
+    py: Python<'_>,
+    frame: DataFrame,
+    requested_schema: Option<Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let frame = PyFrame(frame).into_pyobject(py)?;
+    Ok(frame
+        .call_method1("__arrow_c_stream__", (requested_schema,))?
+        .unbind())
+}
+
+/// A frame as polars shows it in Jupyter, after a caption.
+pub(crate) fn html(py: Python<'_>, frame: DataFrame, caption: &str) -> PyResult<String> {
+    let frame = PyFrame(frame).into_pyobject(py)?;
+    let table: String = frame.call_method0("_repr_html_")?.extract()?;
+    Ok(format!("{caption}{table}"))
+}

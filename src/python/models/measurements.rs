@@ -128,14 +128,90 @@ impl Measurements {
             .map(|s| Series { inner: s.clone() })
             .collect()
     }
-    /// A polars DataFrame, `shape="long"` (one row per data point) or `"wide"`.
+    /// A polars DataFrame, `shape="long"` (one row per data point: key columns, `timestamp`,
+    /// `value`) or `"wide"` (`timestamp`, then one column per measurement). A null data point
+    /// stays null.
+    ///
+    /// >>> m = client.measurements.host(g, h, granularity="PT1M", period="PT1H")  # doctest: +SKIP
+    /// >>> m.to_polars(shape="wide").tail()  # doctest: +SKIP
     #[pyo3(signature = (shape = "long"))]
     fn to_polars(&self, py: Python<'_>, shape: &str) -> PyResult<PyFrame> {
         let shape: Shape = shape.parse().map_err(|e| to_py_err(py, e))?;
         let frame = self.inner.to_frame(shape).map_err(|e| to_py_err(py, e))?;
         Ok(PyFrame(frame))
     }
-    /// The JSON object exactly as the server sent it.
+    /// The Arrow PyCapsule stream interface: the long frame (see `to_polars()`) as Arrow,
+    /// without a copy through Python objects.
+    ///
+    /// >>> import pyarrow, duckdb  # doctest: +SKIP
+    /// >>> pyarrow.table(m).num_rows  # doctest: +SKIP
+    /// >>> duckdb.sql("select measurement, max(value) from m group by measurement")  # doctest: +SKIP
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__(
+        &self,
+        py: Python<'_>,
+        requested_schema: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let frame = self
+            .inner
+            .to_frame(Shape::Long)
+            .map_err(|e| to_py_err(py, e))?;
+        crate::python::frame::arrow_stream(py, frame, requested_schema)
+    }
+    /// What was measured, one row per series (points, nulls, first and last value), for
+    /// Jupyter.
+    ///
+    /// >>> m  # in a notebook cell  # doctest: +SKIP
+    fn _repr_html_(&self) -> String {
+        use super::escape_html as e;
+        let m = &self.inner;
+        let mut out = String::from("<p><b>Measurements</b>");
+        for (label, v) in [
+            ("host", m.host_id.as_deref()),
+            ("process", m.process_id.as_deref()),
+            ("partition", m.partition_name.as_deref()),
+            ("database", m.database_name.as_deref()),
+            ("granularity", m.granularity.as_deref()),
+        ] {
+            if let Some(v) = v {
+                out.push_str(&format!(" · {label} <code>{}</code>", e(v)));
+            }
+        }
+        if let (Some(start), Some(end)) = (m.start, m.end) {
+            out.push_str(&format!(
+                " · {} to {}",
+                start.to_rfc3339(),
+                end.to_rfc3339()
+            ));
+        }
+        out.push_str(
+            "</p><table><tr><th>measurement</th><th>units</th><th>points</th>\
+                      <th>nulls</th><th>first</th><th>last</th></tr>",
+        );
+        let show = |v: Option<&Option<f64>>| match v.copied().flatten() {
+            Some(x) => format!("{x}"),
+            None => "null".to_string(),
+        };
+        for s in &m.series {
+            let nulls = s.values.iter().filter(|v| v.is_none()).count();
+            out.push_str(&format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                e(&s.name),
+                e(s.units.as_deref().unwrap_or("")),
+                s.len(),
+                nulls,
+                show(s.values.first()),
+                show(s.values.last()),
+            ));
+        }
+        out.push_str("</table>");
+        out
+    }
+    /// The JSON object exactly as the server sent it (key order, number spelling and fields
+    /// this library does not know included).
+    ///
+    /// >>> m.to_dict()["measurements"][0]["dataPoints"][0]  # doctest: +SKIP
+    /// {'timestamp': '2026-01-01T00:00:00Z', 'value': None}
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self.inner.raw_json() {
             Some(text) => json_loads(py, text),

@@ -151,6 +151,59 @@ fn repr_of(py: Python<'_>, name: &str, fields: &[(&str, Py<PyAny>)]) -> PyResult
     Ok(out)
 }
 
+/// Text escaped for HTML.
+pub(crate) fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A compact two-column table of the fields that hold a value (for Jupyter), values as
+/// `repr_of` shows them, long ones cut at 120 characters.
+pub(crate) fn repr_html_of(
+    py: Python<'_>,
+    name: &str,
+    fields: &[(&str, Py<PyAny>)],
+) -> PyResult<String> {
+    let mut out = format!(
+        "<table class=\"opsapi\"><caption style=\"text-align:left\"><b>{}</b></caption>",
+        escape_html(name)
+    );
+    for (field, value) in fields {
+        let value = value.bind(py);
+        if value.is_none() {
+            continue;
+        }
+        let shown = if value.is_instance_of::<PyDateTime>() {
+            value.call_method0("isoformat")?.to_string()
+        } else if let Ok(s) = value.cast::<pyo3::types::PyString>() {
+            s.to_string()
+        } else {
+            value.repr()?.to_string()
+        };
+        let shown = match shown.char_indices().nth(120) {
+            Some((cut, _)) => format!("{}…", &shown[..cut]),
+            None => shown,
+        };
+        out.push_str(&format!(
+            "<tr><th style=\"text-align:left\">{}</th><td style=\"text-align:left\">{}</td></tr>",
+            escape_html(field),
+            escape_html(&shown)
+        ));
+    }
+    out.push_str("</table>");
+    Ok(out)
+}
+
 /// Makes the Python class of a top-level model from its field list: one getter per field
 /// (read from the shared core model on access: nothing is copied when the object is made),
 /// `_fields`, `to_dict()` (the server's JSON text, parsed by `json.loads`) and `__repr__`.
@@ -190,12 +243,29 @@ macro_rules! py_model {
             fn _fields(py: Python<'_>) -> PyResult<Py<pyo3::types::PyTuple>> {
                 Ok(pyo3::types::PyTuple::new(py, [$(stringify!($field)),*])?.unbind())
             }
-            /// The JSON object exactly as the server sent it (camelCase keys, fields this
-            /// library does not know included).
+            /// The JSON object exactly as the server sent it (camelCase keys, key order,
+            /// number spelling and fields this library does not know included).
+            ///
+            /// >>> host.to_dict()["replicaStateName"]  # doctest: +SKIP
+            /// 'PRIMARY'
             fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
                 $crate::python::models::json_loads(
                     py,
                     $crate::models::Model::raw_json(self.inner.get()),
+                )
+            }
+            /// A table of the fields the server sent, for Jupyter.
+            ///
+            /// >>> host  # in a notebook cell: a compact table  # doctest: +SKIP
+            fn _repr_html_(&self, py: Python<'_>) -> PyResult<String> {
+                let m = self.inner.get();
+                $crate::python::models::repr_html_of(
+                    py,
+                    stringify!($name),
+                    &[$((
+                        stringify!($field),
+                        $crate::python::models::PyField::to_py(&m.$field, py)?,
+                    )),*],
                 )
             }
             fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -250,8 +320,24 @@ macro_rules! py_part {
                 Ok(pyo3::types::PyTuple::new(py, [$(stringify!($field)),*])?.unbind())
             }
             /// The JSON object, with the API's key names.
+            ///
+            /// >>> alert.current_value.to_dict()  # doctest: +SKIP
+            /// {'number': 0.0, 'units': 'RAW'}
             fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
                 $crate::python::models::json_to_py(py, &self.inner)
+            }
+            /// A table of the fields, for Jupyter.
+            ///
+            /// >>> alert.current_value  # in a notebook cell  # doctest: +SKIP
+            fn _repr_html_(&self, py: Python<'_>) -> PyResult<String> {
+                $crate::python::models::repr_html_of(
+                    py,
+                    stringify!($name),
+                    &[$((
+                        stringify!($field),
+                        $crate::python::models::PyField::to_py(&self.inner.$field, py)?,
+                    )),*],
+                )
             }
             fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
                 $crate::python::models::repr_of(
@@ -361,10 +447,42 @@ macro_rules! list_class {
                     next: std::sync::atomic::AtomicUsize::new(0),
                 }
             }
-            /// One row per item, as a polars DataFrame.
+            /// One row per item, as a polars DataFrame: snake_case columns, nested objects
+            /// flattened (`current_value_number`), timestamps as `Datetime("ms", "UTC")`,
+            /// identifiers (`id`, `*_id`) Categorical like every key column of opsapi.
+            ///
+            /// >>> client.global_alerts.list(status="OPEN").to_polars().select("id", "created")  # doctest: +SKIP
             fn to_polars(&self, py: Python<'_>) -> PyResult<$crate::python::frame::PyFrame> {
                 let frame = $frame(&self.items).map_err(|e| $crate::python::errors::to_py_err(py, e))?;
                 Ok($crate::python::frame::PyFrame(frame))
+            }
+            /// The Arrow PyCapsule stream interface: the list's frame (see `to_polars()`) as
+            /// Arrow, without a copy through Python objects.
+            ///
+            /// >>> import pyarrow, duckdb  # doctest: +SKIP
+            /// >>> pyarrow.table(alerts).num_rows  # doctest: +SKIP
+            /// >>> duckdb.sql("select status, count(*) from alerts group by status")  # doctest: +SKIP
+            #[pyo3(signature = (requested_schema = None))]
+            fn __arrow_c_stream__(
+                &self,
+                py: Python<'_>,
+                requested_schema: Option<Bound<'_, PyAny>>,
+            ) -> PyResult<Py<PyAny>> {
+                let frame = $frame(&self.items).map_err(|e| $crate::python::errors::to_py_err(py, e))?;
+                $crate::python::frame::arrow_stream(py, frame, requested_schema)
+            }
+            /// The list as a table (its polars frame), for Jupyter.
+            ///
+            /// >>> alerts  # in a notebook cell  # doctest: +SKIP
+            fn _repr_html_(&self, py: Python<'_>) -> PyResult<String> {
+                let frame = $frame(&self.items).map_err(|e| $crate::python::errors::to_py_err(py, e))?;
+                let caption = format!(
+                    "<p><b>{}</b>: {} of total_count {}</p>",
+                    $name,
+                    self.items.len(),
+                    self.total_count
+                );
+                $crate::python::frame::html(py, frame, &caption)
             }
             fn __repr__(&self) -> String {
                 format!("{}(len={}, total_count={})", $name, self.items.len(), self.total_count)

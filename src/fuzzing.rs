@@ -133,7 +133,7 @@ fn check_model<T: Model + PartialEq + std::fmt::Debug>(
     for t in times(item) {
         check_time(&t, "a timestamp");
     }
-    let again: T = from_raw_at("/x", None, text, text.as_bytes())
+    let again: T = from_raw_at("/x", None, text, text.as_bytes(), None)
         .unwrap_or_else(|e| panic!("the kept text does not decode again: {e}"));
     assert_eq!(&again, item, "the kept text decodes to another model");
     assert_eq!(again.raw_json(), text);

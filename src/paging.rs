@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use futures_util::stream::{self, Stream, StreamExt, TryStreamExt};
 
 use crate::client::Client;
-use crate::decode::{decode_page, Page};
+use crate::decode::{decode_page_shared, Page};
 use crate::error::{Error, Result};
 use crate::models::Model;
 use crate::request::Request;
@@ -110,7 +110,7 @@ async fn fetch_page<T: Model>(client: &Client, req: &Request, page_num: u64) -> 
         ("itemsPerPage", ITEMS_PER_PAGE.to_string()),
     ]);
     let resp = client.execute(&req).await?;
-    decode_page(&req.path, &resp.body)
+    decode_page_shared(&req.path, &resp.body)
 }
 
 fn paging_error(req: &Request, message: String) -> Error {
@@ -127,15 +127,19 @@ fn repeated_page(req: &Request, id: &str, first: u64, again: u64) -> Error {
     )
 }
 
-/// The fingerprint of a page: a hash of the text of its items, in order. Two pages with the
-/// same items are the same page sent twice, whether or not the items carry an `id`.
-fn fingerprint<T: Model>(items: &[T]) -> u64 {
+/// The fingerprint of a page: a hash of its length and of the text of its first and last
+/// items (`None` for an empty page). A page sent twice has the same fingerprint, whether or
+/// not its items carry an `id`, and is caught as soon as it arrives; a match is confirmed on
+/// the whole text. Hashing every item's text instead (13 MB for 20 000 alerts, on the task
+/// that drives the listing) was a tenth of the listing's time.
+fn fingerprint<T: Model>(items: &[T]) -> Option<u64> {
     use std::hash::{Hash, Hasher};
+    let (first, last) = (items.first()?, items.last()?);
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    for item in items {
-        item.raw_json().hash(&mut h);
-    }
-    h.finish()
+    items.len().hash(&mut h);
+    first.raw_json().hash(&mut h);
+    last.raw_json().hash(&mut h);
+    Some(h.finish())
 }
 
 fn repeated_items(req: &Request, first: u64, again: u64) -> Error {
@@ -161,8 +165,8 @@ impl SeenIds {
                 }
             }
         }
-        if !items.is_empty() {
-            if let Some(first) = self.pages.insert(fingerprint(items), page) {
+        if let Some(print) = fingerprint(items) {
+            if let Some(first) = self.pages.insert(print, page) {
                 return Err(repeated_items(req, first, page));
             }
         }
@@ -232,7 +236,8 @@ pub(crate) async fn list_all<T: Model>(client: &Client, req: Request) -> Result<
     let mut items = first.items;
     items.reserve_exact(total.saturating_sub(got) as usize);
     // Pages by fingerprint, for items without ids (the id check below covers the others).
-    let mut seen_pages: HashMap<u64, u64> = HashMap::from([(fingerprint(&items), 1)]);
+    let mut seen_pages: HashMap<u64, u64> =
+        fingerprint(&items).map(|f| (f, 1)).into_iter().collect();
     while let Some((p, page)) = rest.try_next().await? {
         let expected = if p == pages {
             total - per_page * (pages - 1)
@@ -257,7 +262,8 @@ pub(crate) async fn list_all<T: Model>(client: &Client, req: Request) -> Result<
                 ),
             ));
         }
-        if let Some(first) = seen_pages.insert(fingerprint(&page.items), p) {
+        let repeated = fingerprint(&page.items).and_then(|f| seen_pages.insert(f, p));
+        if let Some(first) = repeated {
             // Confirmed on the text, so that a hash collision can never fail a good list.
             let at = |n: u64| ((n - 1) * per_page) as usize;
             let earlier = &items[at(first)..at(first) + page.items.len()];

@@ -9,7 +9,7 @@ use crate::models::{Measurements, Model};
 mod page;
 pub(crate) mod scan;
 
-pub(crate) use page::{decode_page, Page};
+pub(crate) use page::{decode_page, decode_page_shared, Page};
 
 /// A response body this library decodes: every model, and [`Measurements`].
 pub trait Decode: Sized + Send + 'static {
@@ -183,7 +183,7 @@ pub fn decode_model<T: Decode>(body: &[u8]) -> Result<T> {
 /// (see [`from_raw_at`]).
 pub(crate) fn decode_object_at<T: Model>(path: &str, body: &[u8]) -> Result<T> {
     let raw: &RawValue = serde_json::from_slice(body).map_err(|e| syntax_error(path, &e, body))?;
-    from_raw_at(path, None, unwrap_envelope_raw(raw).get(), body)
+    from_raw_at(path, None, unwrap_envelope_raw(raw).get(), body, None)
 }
 
 /// `{"status": 200, "content": X}` → `X`; anything else as it is.
@@ -266,11 +266,14 @@ pub(crate) fn syntax_error(path: &str, e: &serde_json::Error, body: &[u8]) -> cr
     decode_error(path, field, e, body)
 }
 
+/// Decodes one object of `body` (its text: `text`), keeping that text: as a slice of `shared`
+/// (the body, when the caller holds it as `Bytes`) or as a copy.
 pub(crate) fn from_raw_at<T: Model>(
     path: &str,
     item: Option<usize>,
     text: &str,
     body: &[u8],
+    shared: Option<&bytes::Bytes>,
 ) -> Result<T> {
     let prefix = || item.map_or_else(String::new, |i| format!("results[{i}]"));
     let within = |inner: String| {
@@ -291,7 +294,7 @@ pub(crate) fn from_raw_at<T: Model>(
     }
     match serde_json::from_str::<T>(text) {
         Ok(mut model) => {
-            model.set_raw(text.into());
+            model.set_raw(crate::models::RawText::within(text, shared));
             Ok(model)
         }
         Err(first) => {

@@ -36,6 +36,19 @@ struct RawPage<'a> {
 }
 
 pub(crate) fn decode_page<T: Model>(path: &str, body: &[u8]) -> Result<Page<T>> {
+    decode_page_of(path, body, None)
+}
+
+/// [`decode_page`] of a body held as `Bytes`: each item's text is a slice of it.
+pub(crate) fn decode_page_shared<T: Model>(path: &str, body: &bytes::Bytes) -> Result<Page<T>> {
+    decode_page_of(path, body, Some(body))
+}
+
+fn decode_page_of<T: Model>(
+    path: &str,
+    body: &[u8],
+    shared: Option<&bytes::Bytes>,
+) -> Result<Page<T>> {
     let page = match serde_json::from_slice::<RawPage<'_>>(body) {
         Ok(
             page @ RawPage {
@@ -43,14 +56,14 @@ pub(crate) fn decode_page<T: Model>(path: &str, body: &[u8]) -> Result<Page<T>> 
             },
         ) => page,
         // Not the documented shape: read again as a value, to say precisely what is wrong.
-        _ => return decode_page_value(path, body),
+        _ => return decode_page_value(path, body, shared),
     };
     let items = page
         .results
         .unwrap_or_default()
         .into_iter()
         .enumerate()
-        .map(|(i, raw)| from_raw_at(path, Some(i), raw.get(), body))
+        .map(|(i, raw)| from_raw_at(path, Some(i), raw.get(), body, shared))
         .collect::<Result<Vec<T>>>()?;
     Ok(Page {
         items,
@@ -66,7 +79,11 @@ pub(crate) fn decode_page<T: Model>(path: &str, body: &[u8]) -> Result<Page<T>> 
 /// The body is read as raw values, not as a `serde_json::Value`: the items keep the server's text
 /// exactly as on the fast path, and a page is not held to a tighter nesting limit than its
 /// items (a `Value` of the page counts the page's own two levels).
-fn decode_page_value<T: Model>(path: &str, body: &[u8]) -> Result<Page<T>> {
+fn decode_page_value<T: Model>(
+    path: &str,
+    body: &[u8],
+    shared: Option<&bytes::Bytes>,
+) -> Result<Page<T>> {
     let raw: &RawValue = serde_json::from_slice(body).map_err(|e| syntax_error(path, &e, body))?;
     if !raw.get().starts_with('{') {
         let e = "expected a list object";
@@ -103,7 +120,7 @@ fn decode_page_value<T: Model>(path: &str, body: &[u8]) -> Result<Page<T>> {
     let items = results
         .into_iter()
         .enumerate()
-        .map(|(i, v)| from_raw_at(path, Some(i), v.get(), body))
+        .map(|(i, v)| from_raw_at(path, Some(i), v.get(), body, shared))
         .collect::<Result<Vec<T>>>()?;
     Ok(Page {
         items,

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::time::{format_millis, parse_millis, TimeError};
-use super::Link;
+use super::{Link, RawText};
 
 /// One measurement series (`measurements[]`), stored as columns.
 ///
@@ -119,28 +119,6 @@ pub struct Measurements {
     /// The body exactly as sent, kept by the single-target operations (a fleet pull does not
     /// keep its bodies: they would double its memory).
     pub(crate) raw: Option<RawText>,
-}
-
-/// A response body known to be UTF-8, shared without a copy.
-#[derive(Clone, PartialEq, Default)]
-pub(crate) struct RawText(bytes::Bytes);
-
-impl std::fmt::Debug for RawText {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "RawText({} bytes)", self.0.len())
-    }
-}
-
-impl RawText {
-    /// The body, if it is UTF-8 (as JSON must be).
-    pub(crate) fn new(body: bytes::Bytes) -> Option<Self> {
-        std::str::from_utf8(&body).ok()?;
-        Some(Self(body))
-    }
-    fn as_str(&self) -> &str {
-        // Checked in `new`.
-        std::str::from_utf8(&self.0).unwrap_or_default()
-    }
 }
 
 pub(crate) const K_GROUP: u16 = 1;

@@ -50,7 +50,6 @@ pub use group::{AccessListEntry, Database, Group, Partition};
 #[cfg_attr(not(feature = "python"), allow(unused_imports))]
 pub(crate) use host::{host_fields, system_info_fields};
 pub use host::{Host, HostType, ReplicaState, SystemInfo};
-pub(crate) use measurements::RawText;
 pub use measurements::{Measurements, Series};
 
 use serde::Serialize;
@@ -143,7 +142,7 @@ pub(crate) use declare_part;
 pub trait Model: serde::de::DeserializeOwned + Send + Sync + 'static {
     /// Stores the text of the object the model was decoded from.
     #[doc(hidden)]
-    fn set_raw(&mut self, text: Box<str>);
+    fn set_raw(&mut self, text: RawText);
     /// The JSON object exactly as the server sent it (camelCase keys, unknown fields included),
     /// parsed from [`Model::raw_json`] on first use.
     fn raw(&self) -> &Map<String, Value>;
@@ -155,17 +154,59 @@ pub trait Model: serde::de::DeserializeOwned + Send + Sync + 'static {
     }
 }
 
+/// JSON text as the server sent it: a response body, or a slice of one shared with the other
+/// items of its page (no copy, no allocation per item), or its own copy. Always UTF-8.
+#[doc(hidden)]
+#[derive(Clone, PartialEq, Default)]
+pub struct RawText(bytes::Bytes);
+
+impl std::fmt::Debug for RawText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RawText({} bytes)", self.0.len())
+    }
+}
+
+impl RawText {
+    /// The body, if it is UTF-8 (as JSON must be).
+    pub(crate) fn new(body: bytes::Bytes) -> Option<Self> {
+        std::str::from_utf8(&body).ok()?;
+        Some(Self(body))
+    }
+    /// `text`, sharing `body` when `text` lies within it.
+    pub(crate) fn within(text: &str, body: Option<&bytes::Bytes>) -> Self {
+        let inside = body.filter(|b| {
+            let (start, end) = (b.as_ptr() as usize, b.as_ptr() as usize + b.len());
+            let t = text.as_ptr() as usize;
+            t >= start && t + text.len() <= end
+        });
+        match inside {
+            Some(b) => Self(b.slice_ref(text.as_bytes())),
+            None => Self(bytes::Bytes::copy_from_slice(text.as_bytes())),
+        }
+    }
+    pub(crate) fn as_str(&self) -> &str {
+        // SAFETY: built only from `&str` (`within`, `From<&str>`) or checked UTF-8 (`new`).
+        unsafe { std::str::from_utf8_unchecked(&self.0) }
+    }
+}
+
+impl From<&str> for RawText {
+    fn from(text: &str) -> Self {
+        Self::within(text, None)
+    }
+}
+
 /// The JSON object a model was decoded from, kept as the server's text (a list of 20 000
 /// alerts keeps 13 MB of text where parsed maps took ten times that), and parsed into a
 /// [`Map`] only when [`Model::raw`] asks for it.
 #[derive(Default)]
 pub(crate) struct RawJson {
-    text: Box<str>,
+    text: RawText,
     map: std::sync::OnceLock<Map<String, Value>>,
 }
 
 impl RawJson {
-    pub(crate) fn new(text: Box<str>) -> Self {
+    pub(crate) fn new(text: RawText) -> Self {
         Self {
             text,
             map: std::sync::OnceLock::new(),
@@ -173,10 +214,10 @@ impl RawJson {
     }
     /// The text; `{}` for a model that was not decoded from a response.
     pub(crate) fn text(&self) -> &str {
-        if self.text.is_empty() {
+        if self.text.0.is_empty() {
             "{}"
         } else {
-            &self.text
+            self.text.as_str()
         }
     }
     /// The object. The text was checked to be an object when the model was decoded.
@@ -215,7 +256,7 @@ impl Serialize for RawJson {
 macro_rules! raw_model {
     ($ty:ty, $raw:ident $(, id: $id:ident)?) => {
         impl $crate::models::Model for $ty {
-            fn set_raw(&mut self, text: Box<str>) {
+            fn set_raw(&mut self, text: $crate::models::RawText) {
                 self.$raw = $crate::models::RawJson::new(text);
             }
             fn raw(&self) -> &serde_json::Map<String, serde_json::Value> {

@@ -862,6 +862,7 @@ class _Simulator:
         log_requests: bool = True,
         tls: Union[bool, str, None] = None,
         rate_limit: Optional[float] = None,
+        cache_bytes: Optional[int] = None,
     ) -> _Simulator: ...
     @property
     def base_url(self) -> str: ...

@@ -211,7 +211,8 @@ impl PySimulator {
     #[new]
     #[pyo3(signature = (*, seed = 0, projects = 2, hosts_per_project = 5, global_alerts = None,
                         nonce_lifetime = None, port = 0, bind = None, worker_threads = 1,
-                        log_requests = true, tls = None, rate_limit = None))]
+                        log_requests = true, tls = None, rate_limit = None,
+                        cache_bytes = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -226,6 +227,7 @@ impl PySimulator {
         log_requests: bool,
         tls: Option<&Bound<'_, PyAny>>,
         rate_limit: Option<f64>,
+        cache_bytes: Option<usize>,
     ) -> PyResult<Self> {
         let mut config = SimConfig {
             seed,
@@ -240,6 +242,9 @@ impl PySimulator {
         };
         if let Some(n) = global_alerts {
             config.global_alerts = n;
+        }
+        if let Some(n) = cache_bytes {
+            config.cache_bytes = n;
         }
         if let Some(s) = nonce_lifetime {
             config.nonce_lifetime = seconds("nonce_lifetime", s)?;

@@ -268,3 +268,110 @@ def test_fastest_filling_disk_matches_seeded_growth(sim) -> None:
     assert got["trend"] == "growing"
     assert got["growth_bytes_per_day"] == pytest.approx(fastest["growth"], rel=0.10)
     assert got["days_to_full"] is not None
+
+
+# database_growth's match of a host's databases to the partition that holds them.
+
+
+def database_frame(sizes: dict[str, list[float]], *, host: str = "h1") -> pl.DataFrame:
+    """A long frame of database sizes, hourly from T0: storage 80 %, index 20 % of each."""
+    rows = []
+    for name, series in sizes.items():
+        for i, size in enumerate(series):
+            for measurement, share in (
+                ("DATABASE_STORAGE_SIZE", 0.8),
+                ("DATABASE_INDEX_SIZE", 0.2),
+            ):
+                rows.append(
+                    ("g1", host, f"{host}:27017", None, name, measurement, "BYTES",
+                     T0 + timedelta(hours=i), size * share)
+                )  # fmt: skip
+    return pl.DataFrame(
+        rows, schema={**dict(list(SCHEMA.items())[:4]), "database_name": pl.String,
+                      **dict(list(SCHEMA.items())[4:])}, orient="row",
+    )  # fmt: skip
+
+
+def noisy(values: list[float], amplitude: float, seed: int) -> list[float]:
+    rng = random.Random(seed)
+    return [v + rng.uniform(-amplitude, amplitude) for v in values]
+
+
+def matched(growth: pl.DataFrame) -> set[str]:
+    return set(growth.get_column("partition_name").cast(pl.String))
+
+
+N = 14 * 24 + 1
+
+
+def test_databases_matched_to_the_disk_they_fill_not_the_one_growing_alike() -> None:
+    """The issue's case: `root` grows about as fast as the databases (and holds their size),
+    but it is noisy and far from tight; `data` is the databases plus a constant overhead."""
+    orders = linear(N, 30 * GIB, 0.30 * GIB)
+    users = linear(N, 10 * GIB, 0.05 * GIB)
+    dbs = database_frame({"orders": orders, "users": users, "admin": [0.1 * GIB] * N})
+    total = [a + b + 0.1 * GIB for a, b in zip(orders, users)]
+    data = noisy([t + 4 * GIB for t in total], 1.5 * GIB, 1)
+    root = noisy(linear(N, 160 * GIB, 0.36 * GIB), 5 * GIB, 2)
+    journal = noisy([8 * GIB] * N, 0.05 * GIB, 3)
+    disks = pl.concat(
+        [
+            disk_frame(data, capacity=128 * GIB, partition="data"),
+            disk_frame(root, capacity=256 * GIB, partition="root"),
+            disk_frame(journal, capacity=16 * GIB, partition="journal"),
+        ]
+    )
+    forecast = capacity.disk_forecast(disks, window="14d")
+    by_series = capacity.database_growth(dbs, window="14d", disks=forecast, disk_frame=disks)
+    by_forecast = capacity.database_growth(dbs, window="14d", disks=forecast)
+    alone = capacity.database_growth(dbs, window="14d", disk_frame=disks)
+    for growth in (by_series, by_forecast, alone):
+        assert matched(growth) == {"data"}
+        top = growth.row(0, named=True)
+        assert top["database_name"] == "orders"
+        assert top["growth_bytes_per_day"] == pytest.approx(0.30 * GIB, rel=0.01)
+        assert top["share_of_host_growth"] == pytest.approx(0.30 / 0.35, rel=0.01)
+        disk = forecast.filter(pl.col("partition_name") == "data").row(0, named=True)
+        assert top["disk_growth_bytes_per_day"] == disk["growth_bytes_per_day"]
+        assert top["share_of_disk_growth"] == pytest.approx(
+            top["growth_bytes_per_day"] / disk["growth_bytes_per_day"]
+        )
+        assert top["date_full"] == disk["date_full"] is not None
+        days = (disk["date_full"] - T0 - timedelta(days=14)).total_seconds() / 86_400
+        assert top["size_at_full_bytes"] == pytest.approx(orders[-1] + 0.30 * GIB * days, rel=1e-3)
+
+
+def test_a_bulk_load_moves_the_databases_and_their_disk_together() -> None:
+    """40 GiB restored into `events` on day 7: point by point, used − Σ databases stays level
+    on `data` (104 GiB of databases, 116 GiB used); `xvdb`, growing steadily at about the same
+    average rate and fitting them tighter (110 GiB used), is not taken for it."""
+    events = [
+        v + (40 * GIB if i >= 7 * 24 else 0.0) for i, v in enumerate(linear(N, 50 * GIB, 0.5 * GIB))
+    ]
+    dbs = database_frame({"events": events, "local": [0.2 * GIB] * N})
+    data = noisy([e + 0.2 * GIB + 12 * GIB for e in events], 0.3 * GIB, 4)
+    xvdb = noisy(linear(N, 63.8 * GIB, 3.3 * GIB), 0.3 * GIB, 5)  # 110 GiB at the end
+    disks = pl.concat(
+        [
+            disk_frame(data, capacity=512 * GIB, partition="data"),
+            disk_frame(xvdb, capacity=512 * GIB, partition="xvdb"),
+        ]
+    )
+    growth = capacity.database_growth(dbs, window="14d", disk_frame=disks)
+    assert matched(growth) == {"data"}
+
+
+def test_databases_that_do_not_grow_go_to_the_tightest_disk_that_holds_them() -> None:
+    dbs = database_frame({"catalog": [50 * GIB] * N, "admin": [0.1 * GIB] * N})
+    disks = pl.concat(
+        [
+            disk_frame(noisy([56 * GIB] * N, 0.1 * GIB, 6), partition="data"),
+            disk_frame(noisy([30 * GIB] * N, 0.1 * GIB, 7), partition="root"),  # too small
+            disk_frame(noisy([80 * GIB] * N, 0.1 * GIB, 8), partition="xvdb"),
+            disk_frame(noisy(linear(N, 51 * GIB, 1 * GIB), 0.1 * GIB, 9), partition="logs"),
+        ]
+    )
+    growth = capacity.database_growth(dbs, window="14d", disk_frame=disks)
+    assert matched(growth) == {"data"}
+    assert growth["share_of_disk_growth"].is_null().all()  # a flat disk: no share
+    assert growth["date_full"].is_null().all()

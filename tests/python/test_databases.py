@@ -3,11 +3,14 @@ capacity.database_growth finding the database the simulator seeded as the growth
 
 from __future__ import annotations
 
+import datetime as dt
+
 import polars as pl
 import pytest
 
 import opsapi
 from opsapi import capacity
+from opsapi.testing import Simulator
 
 API = "/api/public/v1.0"
 SIZES = ["DATABASE_STORAGE_SIZE", "DATABASE_INDEX_SIZE"]
@@ -117,45 +120,120 @@ def test_fleet_kind_is_checked_before_any_request(sim, client, targets, kind, ar
     assert sim.requests() == []
 
 
-def test_database_growth_names_the_seeded_driver_of_every_growing_disk(sim, client, truth):
-    disks = pl.DataFrame(sim.partition_truth())
+def analyse(sim, client, *, with_series: bool = True):
+    """The capacity analysis of every mongod of a simulator, as a user runs it: 14 days of
+    hourly disk and database measurements, the disk forecast, then the databases' growth
+    matched to their disks. Returns (growth, forecast, database truth, partition truth)."""
+    truth = pl.DataFrame(sim.database_truth())
+    partitions = pl.DataFrame(sim.partition_truth())
     hosts = truth.select("group_id", "host_id").unique()
     disk_targets = [
         (r["group_id"], r["host_id"], r["partition_name"])
-        for r in disks.join(hosts, on=["group_id", "host_id"]).iter_rows(named=True)
+        for r in partitions.join(hosts, on=["group_id", "host_id"]).iter_rows(named=True)
     ]
     db_targets = [
         (r["group_id"], r["host_id"], r["database_name"]) for r in truth.iter_rows(named=True)
     ]
+    # A fixed window, the 14 days before the seeded anchor: the same data whatever the hour
+    # the test runs at (a window ending now moves with the clock, and so does the fit).
+    anchor = truth["anchor"][0]
+    window = {"start": anchor - dt.timedelta(days=14), "end": anchor}
     disk_frame = client.measurements.fleet(
-        disk_targets, granularity="PT1H", period="P14D",
+        disk_targets, granularity="PT1H", **window,
         metrics=["DISK_PARTITION_SPACE_USED", "DISK_PARTITION_SPACE_FREE"], progress=False,
     )  # fmt: skip
     db_frame = client.measurements.fleet(
-        db_targets,
-        kind="database",
-        granularity="PT1H",
-        period="P14D",
-        metrics=SIZES,
+        db_targets, kind="database", granularity="PT1H", **window, metrics=SIZES,
         progress=False,
-    )
+    )  # fmt: skip
     forecast = capacity.disk_forecast(disk_frame, window="14d")
-    growth = capacity.database_growth(db_frame, window="14d", disks=forecast)
+    growth = capacity.database_growth(
+        db_frame, window="14d", disks=forecast, disk_frame=disk_frame if with_series else None
+    )
+    return growth, forecast, truth, partitions
 
+
+def check_every_growing_disk(growth, forecast, truth, partitions) -> int:
+    """The analysis names, for every host whose data partition grows, the seeded driving
+    database as its fastest-growing one and the partition that holds it; its growth, its
+    share of the disk's growth and its size when the disk is full agree with the seed.
+    Returns the number of growing disks checked."""
+    keys = ["group_id", "host_id"]
     assert growth.height == truth.height
-    top = growth.group_by("host_id", maintain_order=True).first()
+    top = (
+        growth.group_by(keys, maintain_order=True)
+        .first()
+        .with_columns(pl.col(keys + ["database_name", "partition_name"]).cast(pl.String))
+    )
     drivers = truth.filter(pl.col("drives_growth"))
-    assert drivers.height > 0
-    checked = 0
-    for d in drivers.iter_rows(named=True):
-        row = top.filter(pl.col("host_id") == d["host_id"]).row(0, named=True)
-        assert row["database_name"] == d["database_name"], d
-        assert row["partition_name"] == d["partition_name"], d
-        assert row["growth_bytes_per_day"] == pytest.approx(d["growth_bytes_per_day"], rel=0.02)
-        assert row["share_of_disk_growth"] == pytest.approx(d["share_of_disk_growth"], abs=0.15)
-        checked += 1
-    # A disk forecast full gives its databases a size on that date.
-    full = growth.filter(pl.col("date_full").is_not_null())
+    # Every host whose data partition grows has a driver, and only those.
+    growing = partitions.join(
+        truth.select(*keys, "partition_name").unique(), on=[*keys, "partition_name"]
+    )
+    assert drivers.height == growing.filter(pl.col("growth_bytes_per_day") > 0).height > 0
+    got = drivers.join(top, on=keys, how="left", suffix="_found")
+    wrong = got.filter(
+        (pl.col("database_name_found") != pl.col("database_name"))
+        | (pl.col("partition_name_found") != pl.col("partition_name"))
+        | pl.col("partition_name_found").is_null()
+    )
+    assert wrong.is_empty(), wrong.select(
+        "process_id", "database_name", "database_name_found", "partition_name",
+        "partition_name_found",
+    )  # fmt: skip
+    seeded = partitions.select(*keys, "partition_name", "growth")
+    for r in got.join(seeded, on=[*keys, "partition_name"]).iter_rows(named=True):
+        assert r["growth_bytes_per_day_found"] == pytest.approx(r["growth_bytes_per_day"], rel=0.02)
+        # Its share of the disk's growth as the forecast measures it. How close that comes to
+        # the seeded share is the forecast's accuracy over 14 noisy days (a quarter off on
+        # some disks here); tests/python/test_capacity.py holds the forecast to the seed.
+        share = r["growth_bytes_per_day"] / r["disk_growth_bytes_per_day"]
+        assert r["share_of_disk_growth_found"] == pytest.approx(share, rel=0.02)
+        assert share > 0
+    # A disk forecast full gives its databases their size on that date.
+    full = (
+        growth.filter(pl.col("date_full").is_not_null())
+        .with_columns(pl.col(keys + ["database_name", "partition_name"]).cast(pl.String))
+        .join(truth, on=[*keys, "database_name", "partition_name"], suffix="_truth")
+    )
     assert full.height > 0
+    days = (pl.col("date_full") - pl.col("anchor")).dt.total_milliseconds() / 86_400_000
+    full = full.with_columns(
+        expected=pl.col("size_bytes_at_anchor") + pl.col("growth_bytes_per_day_truth") * days
+    )
     assert (full["size_at_full_bytes"] >= full["size_bytes"] - 1).all()
-    assert checked == drivers.height
+    # The size at full is the seeded size on the date the forecast gives, to 1 %.
+    assert (
+        (full["size_at_full_bytes"] - full["expected"]).abs() <= 0.01 * full["expected"] + 1
+    ).all()
+    return drivers.height
+
+
+def test_database_growth_names_the_seeded_driver_of_every_growing_disk(sim, client):
+    assert check_every_growing_disk(*analyse(sim, client)) > 0
+
+
+@pytest.mark.parametrize("layout", [(2, 5), (2, 8), (3, 6)], ids=lambda t: f"{t[0]}x{t[1]}")
+def test_every_growing_disk_of_several_seeds(layout):
+    """Seeds 0..5 in three layouts (over 150 growing disks): no host's driver or partition is
+    missed, including the issue's case (seed 2, 2 x 8: ``orders`` on ``data``, not ``root``,
+    which grows about as fast)."""
+    projects, hosts_per_project = layout
+    checked = 0
+    for seed in range(6):
+        with Simulator(seed=seed, projects=projects, hosts_per_project=hosts_per_project) as s:
+            checked += check_every_growing_disk(*analyse(s, s.client()))
+    assert checked >= 30
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_the_forecast_alone_matches_too(seed):
+    """Without the disk measurements (the forecast's level, growth and noise only), the
+    issue's case and seed 0 still come out right."""
+    with Simulator(seed=seed, projects=2, hosts_per_project=8) as s:
+        growth, forecast, truth, partitions = analyse(s, s.client(), with_series=False)
+    check_every_growing_disk(growth, forecast, truth, partitions)
+    orders = growth.filter(
+        pl.col("database_name") == "orders", pl.col("share_of_host_growth") > 0.5
+    )
+    assert seed != 2 or set(orders["partition_name"].cast(pl.String)) == {"data"}

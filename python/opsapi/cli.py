@@ -5,8 +5,10 @@ config init``), else from ``OPSAPI_BASE_URL``, ``OPSAPI_PUBLIC_KEY``, ``OPSAPI_P
 optionally ``OPSAPI_CA_FILE``) as for :meth:`opsapi.Client.from_env`, else from the profile
 named ``default`` when the config file has one.
 
-``--output json`` (``-o json``) on every command prints JSON for ``jq``; ``table`` and ``csv``
-are the other formats.
+``--output json`` (``-o json``) on every command, before or after it, prints JSON for ``jq``;
+``table`` and ``csv`` are the other formats. ``sim`` and ``completion`` print text (the
+simulator's address and keys, a shell script): there ``--output`` other than ``table`` is
+refused (exit 2), and ``--profile`` has nothing to choose (they connect to no server).
 
 Exit codes a script can rely on:
 
@@ -20,7 +22,9 @@ Exit codes a script can rely on:
 7     ``alerts ack``/``unack`` of several alerts: some succeeded, some failed
 ====  =========================================================
 
-On an API failure the one line on stderr is ``error: <errorCode>: <detail>``.
+On an API failure the one line on stderr is ``error: <errorCode>: <detail>``; ``alerts
+ack``/``unack`` always end with a summary line (``acknowledged 5 of 6 alert(s), 1 failed``),
+and want ``--yes`` to change more than 20 alerts, given as ids or matched by filters.
 
 Example::
 
@@ -159,7 +163,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "--output",
         "-o",
         metavar="FORMAT",
-        help="table, json or csv for every command; measurements also take a file or folder",
+        help="table, json or csv for every command; measurements also take a file or folder "
+        "(sim and completion print text: table only)",
     )
     top = p.add_subparsers(dest="area", required=True, parser_class=_Parser)
 
@@ -192,13 +197,19 @@ def _build_parser() -> argparse.ArgumentParser:
         _format_option(sp, (*_FORMATS, "parquet") if sp is ls else ())
         _common(sp)
 
-    # Parsed by the simulator's own (Rust) parser, as the opsapi-sim binary does: listed here
-    # for --help only.
-    top.add_parser(
+    # Its flags go to the simulator's own (Rust) parser, as the opsapi-sim binary reads them:
+    # everything this parser does not know (parse_known_args), --help included. The global
+    # options are accepted after it too (never as prefixes: --port is the simulator's).
+    sim = top.add_parser(
         "sim",
         help="run the API simulator until Ctrl-C (its flags: opsapi sim --help)",
         add_help=False,
+        allow_abbrev=False,
     )
+    sim.add_argument(
+        "--output", "-o", default=argparse.SUPPRESS, metavar="FORMAT", help="table only: text"
+    )
+    _common(sim)
     meas = top.add_parser("measurements", help="host and disk measurements to CSV or Parquet")
     m = meas.add_subparsers(dest="command", required=True, parser_class=_Parser)
     host = m.add_parser("host", help="measurements of a host")
@@ -288,6 +299,15 @@ def _build_parser() -> argparse.ArgumentParser:
         "~/.config/fish/completions/opsapi.fish",
     )
     comp.add_argument("shell", choices=["bash", "zsh", "fish"])
+    # Accepted after the command too, as everywhere; anything but table is refused when run.
+    comp.add_argument(
+        "--output",
+        "-o",
+        default=argparse.SUPPRESS,
+        metavar="FORMAT",
+        help="table only: the script is shell code",
+    )
+    _common(comp)
     return p
 
 
@@ -401,6 +421,10 @@ def _one_alert(alert: Any, fmt: str, out: TextIO) -> None:
         _write_table(pl.DataFrame([row]), out)
 
 
+# The client's argument names of the filters sent to the server, and their flags.
+_FILTER_FLAGS = {"status": "--status", "created_on_or_after": "--created-since"}
+
+
 def _has_filters(args: argparse.Namespace) -> bool:
     names = ("status", "event_type", "older_than", "created_since", "host", "replica_set")
     return any(getattr(args, n, None) is not None for n in names)
@@ -423,7 +447,17 @@ def _matching(
         except ValueError as e:
             raise _UsageError(f"--older-than: {e}") from None
     status = args.status if args.status is not None else default_status
-    alerts = client.global_alerts.list(status=status, created_on_or_after=args.created_since)
+    import opsapi
+
+    try:
+        alerts = client.global_alerts.list(status=status, created_on_or_after=args.created_since)
+    except opsapi.InvalidArgumentError as e:  # raised before any request: name the flag
+        flag = _FILTER_FLAGS.get(e.argument or "")
+        if flag is None:
+            raise
+        prefix = f"invalid argument `{e.argument}`: "
+        detail = str(e)[len(prefix) :] if str(e).startswith(prefix) else str(e)
+        raise _UsageError(f"{flag}: {detail}") from None
 
     def host_matches(a: Any) -> bool:
         hp = a.hostname_and_port or ""
@@ -444,7 +478,7 @@ def _matching(
 
 
 def _exit_code(e: Exception) -> int:
-    """The exit code of one failure, as ``main`` maps a raised one."""
+    """The exit code of one failure, raised (``main``) or returned (``acknowledge_many``)."""
     import opsapi
 
     if isinstance(e, (opsapi.AuthenticationError, opsapi.ForbiddenError)):
@@ -458,10 +492,19 @@ def _exit_code(e: Exception) -> int:
     return EXIT_API
 
 
-def _failure_text(e: Exception) -> str:
+def _error_text(e: Exception) -> str:
+    """The text after ``error: `` (or ``error: ID: ``) of one failure: the API's
+    ``errorCode: detail``, ``transport: ...``, the argument error, or the class and message of
+    anything else (the server said something odd)."""
     import opsapi
 
-    return _api_message(e) if isinstance(e, opsapi.ApiError) else f"{type(e).__name__}: {e}"
+    if isinstance(e, opsapi.ApiError):
+        return _api_message(e)
+    if isinstance(e, opsapi.TransportError):
+        return f"transport: {e}"
+    if isinstance(e, (opsapi.InvalidArgumentError, opsapi.ConfigError)):
+        return str(e)
+    return f"{type(e).__name__}: {e}"
 
 
 def _cmd_change(args: argparse.Namespace, client: Any, fmt: str, out: TextIO) -> int:
@@ -505,6 +548,11 @@ def _cmd_change(args: argparse.Namespace, client: Any, fmt: str, out: TextIO) ->
             out.write(i + "\n")
         print(f"dry run: would {verb} {len(ids)} alert(s)", file=sys.stderr)
         return EXIT_OK
+    elif len(ids) > CONFIRM_ABOVE and not args.yes:
+        raise _UsageError(
+            f"{len(ids)} alert ids given: pass --yes to {verb} more than {CONFIRM_ABOVE} "
+            "(or --dry-run to list them)"
+        )
     if not ids:
         print(f"no alert matches: nothing to {verb}", file=sys.stderr)
         return EXIT_OK
@@ -513,14 +561,15 @@ def _cmd_change(args: argparse.Namespace, client: Any, fmt: str, out: TextIO) ->
     done = [r for r in results if not isinstance(r, Exception)]
     failed = [(i, r) for i, r in zip(ids, results) if isinstance(r, Exception)]
     if len(ids) == 1 and not filtered:
-        if failed:  # one id: the usual error line and exit code
-            raise failed[0][1]
-        _one_alert(done[0], fmt, out)
-        return EXIT_OK
-    for i, e in failed:
-        print(f"error: {i}: {_failure_text(e)}", file=sys.stderr)
-    if done:
-        _write_changed(done, fmt, out)
+        if failed:  # one id: the usual error line (as any command prints it), then the summary
+            print(f"error: {_error_text(failed[0][1])}", file=sys.stderr)
+        else:
+            _one_alert(done[0], fmt, out)
+    else:
+        for i, e in failed:
+            print(f"error: {i}: {_error_text(e)}", file=sys.stderr)
+        if done:
+            _write_changed(done, fmt, out)
     past = "acknowledged" if args.command == "ack" else "un-acknowledged"
     print(f"{past} {len(done)} of {len(ids)} alert(s), {len(failed)} failed", file=sys.stderr)
     if not failed:
@@ -787,9 +836,18 @@ def _cmd_config(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _text_only(args: argparse.Namespace, what: str) -> None:
+    """``sim`` and ``completion`` print text: ``--output`` other than table is a usage error
+    (one line, exit 2) rather than text where JSON was asked for."""
+    fmt = getattr(args, "output", None)
+    if fmt is not None and fmt != "table":
+        raise _UsageError(f"--output {fmt}: {what}; leave out --output")
+
+
 def _cmd_completion(args: argparse.Namespace, out: TextIO) -> int:
     from opsapi._completion import script
 
+    _text_only(args, "opsapi completion prints a shell script, only as text")
     out.write(script(_build_parser(), args.shell))
     return EXIT_OK
 
@@ -799,11 +857,18 @@ def _api_message(e: Any) -> str:
     return f"{code}: {e.detail}" if e.detail else str(code)
 
 
-def _cmd_sim(argv: list[str]) -> int:
-    """``opsapi sim [flags]``: the simulator's own command line (Rust: the same parser, flags
-    and output as the ``opsapi-sim`` binary), until Ctrl-C or SIGTERM."""
+def _cmd_sim(args: argparse.Namespace, argv: list[str]) -> int:
+    """``opsapi [--profile P] [-o table] sim [flags]``: the simulator's own command line (Rust:
+    the same parser, flags and output as the ``opsapi-sim`` binary), until Ctrl-C or SIGTERM.
+    It connects to nothing, so a profile has nothing to choose; it prints text, so
+    ``--output`` other than table is refused."""
     from opsapi import _native
 
+    if not {"-h", "--help"} & set(argv):  # the simulator's help, whatever comes with it
+        _text_only(
+            args,
+            "opsapi sim prints the address and keys as text (and OPSAPI_*= lines for a shell)",
+        )
     try:
         return _native._sim_main(argv)
     except KeyboardInterrupt:  # the signal that stopped it, re-raised by Python on return
@@ -818,11 +883,13 @@ def main(argv: Optional[Sequence[str]] = None, *, out: Optional[TextIO] = None) 
     """
     out = out if out is not None else sys.stdout
     argv = list(argv) if argv is not None else sys.argv[1:]
-    if argv[:1] == ["sim"]:
-        return _cmd_sim(argv[1:])
     parser = _build_parser()
     try:
-        args = parser.parse_args(argv)
+        # Known args: whatever follows `sim` is the simulator's own flags (its Rust parser
+        # reads them), after the global options that may come before any command.
+        args, rest = parser.parse_known_args(argv)
+        if rest and args.area != "sim":
+            parser.error("unrecognized arguments: " + " ".join(rest))
     except _UsageError as e:
         print(e, file=sys.stderr)
         return EXIT_USAGE
@@ -836,30 +903,16 @@ def main(argv: Optional[Sequence[str]] = None, *, out: Optional[TextIO] = None) 
         "measurements": _cmd_measurements,
         "config": _cmd_config,
         "completion": _cmd_completion,
+        "sim": lambda args, out: _cmd_sim(args, rest),
     }
     try:
         return commands[args.area](args, out)
     except _UsageError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    except (opsapi.AuthenticationError, opsapi.ForbiddenError) as e:
-        print(f"error: {_api_message(e)}", file=sys.stderr)
-        return EXIT_AUTH
-    except opsapi.NotFoundError as e:
-        print(f"error: {_api_message(e)}", file=sys.stderr)
-        return EXIT_NOT_FOUND
-    except opsapi.ApiError as e:
-        print(f"error: {_api_message(e)}", file=sys.stderr)
-        return EXIT_API
-    except opsapi.TransportError as e:
-        print(f"error: transport: {e}", file=sys.stderr)
-        return EXIT_TRANSPORT
-    except (opsapi.InvalidArgumentError, opsapi.ConfigError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except opsapi.OpsApiError as e:  # DecodeError, PagingError: the server said something odd
-        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
-        return EXIT_API
+    except opsapi.OpsApiError as e:  # one line; the exit code of its class (see _exit_code)
+        print(f"error: {_error_text(e)}", file=sys.stderr)
+        return _exit_code(e)
     except BrokenPipeError:
         return EXIT_OK
 

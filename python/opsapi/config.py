@@ -69,6 +69,7 @@ _OPTIONS: dict[str, Union[type, tuple[type, ...]]] = {
     "max_concurrency": int,
     "user_agent": str,
     "max_response_bytes": int,
+    "rate_limit": (int, float),
 }
 _KNOWN = {**_CONNECTION, **_KEY_SOURCES, **_OPTIONS}
 
@@ -132,7 +133,11 @@ class Profile:
         return "keyring"
 
     def to_table(self) -> dict[str, Any]:
-        """The profile's TOML table (what ``write_profile`` writes)."""
+        """The profile's TOML table (what ``write_profile`` writes).
+
+        >>> Profile("prod", "https://om:8443", "pub", private_key_env="PROD_KEY").to_table()
+        {'base_url': 'https://om:8443', 'public_key': 'pub', 'private_key_env': 'PROD_KEY'}
+        """
         out: dict[str, Any] = {"base_url": self.base_url, "public_key": self.public_key}
         if self.private_key_env:
             out["private_key_env"] = self.private_key_env
@@ -147,6 +152,8 @@ class Profile:
         """The private key, from the environment, a 0600 file or the system keyring.
 
         Raises ``ConfigError`` saying what is missing or why a file is refused.
+
+        >>> key = load_profile("prod").private_key()  # doctest: +SKIP
         """
         where = f"profile {self.name!r}" + (f" of {self.path}" if self.path else "")
         if self.private_key_env:
@@ -213,7 +220,10 @@ def _keyring_key(name: str, where: str) -> str:
 
 
 def store_in_keyring(profile: str, private_key: str) -> None:
-    """Stores ``private_key`` in the system keyring for ``profile``."""
+    """Stores ``private_key`` in the system keyring for ``profile``.
+
+    >>> store_in_keyring("prod", "7f3e...")  # doctest: +SKIP
+    """
     keyring = _keyring()
     try:
         keyring.set_password(KEYRING_SERVICE, profile, private_key)
@@ -224,7 +234,11 @@ def store_in_keyring(profile: str, private_key: str) -> None:
 def write_private_key_file(
     path: Union[str, Path], private_key: str, *, force: bool = False
 ) -> Path:
-    """Writes ``private_key`` to ``path`` with mode 0600 (created so, never widened first)."""
+    """Writes ``private_key`` to ``path`` with mode 0600 (created so, never widened first).
+
+    >>> write_private_key_file("~/.config/opsapi/prod.key", "7f3e...")  # doctest: +SKIP
+    PosixPath('/home/me/.config/opsapi/prod.key')
+    """
     path = Path(path).expanduser()
     if path.exists() and not force:
         raise ConfigError(f"{path} exists; pass --force to replace it")
@@ -243,7 +257,11 @@ def write_private_key_file(
 
 
 def load_profiles(path: Union[str, Path, None] = None) -> dict[str, Profile]:
-    """Every profile of the config file, by name; ``{}`` when the file does not exist."""
+    """Every profile of the config file, by name; ``{}`` when the file does not exist.
+
+    >>> sorted(load_profiles())  # doctest: +SKIP
+    ['default', 'prod']
+    """
     file = Path(path).expanduser() if path is not None else config_path()
     try:
         text = file.read_text(encoding="utf-8")
@@ -302,7 +320,11 @@ def profile_name(name: Optional[str] = None) -> str:
 
 
 def load_profile(name: Optional[str] = None, path: Union[str, Path, None] = None) -> Profile:
-    """One profile; ``ConfigError`` naming the file and the profiles it has when missing."""
+    """One profile; ``ConfigError`` naming the file and the profiles it has when missing.
+
+    >>> load_profile("prod").base_url  # doctest: +SKIP
+    'https://om.example.com:8443'
+    """
     name = profile_name(name)
     file = Path(path).expanduser() if path is not None else config_path()
     profiles = load_profiles(file)
@@ -318,7 +340,11 @@ def load_profile(name: Optional[str] = None, path: Union[str, Path, None] = None
 def client_arguments(
     name: Optional[str] = None, path: Union[str, Path, None] = None, **overrides: Any
 ) -> tuple[tuple[str, str, str], dict[str, Any]]:
-    """``(base_url, public_key, private_key), options`` for ``Client(*args, **options)``."""
+    """``(base_url, public_key, private_key), options`` for ``Client(*args, **options)``.
+
+    >>> args, options = client_arguments("prod", timeout=10)  # doctest: +SKIP
+    >>> client = opsapi.Client(*args, **options)  # doctest: +SKIP
+    """
     p = load_profile(name, path)
     options = {**p.options, **{k: v for k, v in overrides.items() if v is not None}}
     return (p.base_url, p.public_key, p.private_key()), options
@@ -375,6 +401,10 @@ def write_profile(
     """Adds ``profile`` to the config file (or replaces it with ``force``); returns the file.
 
     The other profiles are kept; comments in the file are not (the file is rewritten).
+
+    >>> p = Profile("prod", "https://om:8443", "pub", private_key_env="PROD_KEY")
+    >>> write_profile(p)  # doctest: +SKIP
+    PosixPath('/home/me/.config/opsapi/config.toml')
     """
     file = Path(path).expanduser() if path is not None else config_path()
     existing = load_profiles(file)
@@ -404,6 +434,7 @@ def from_profile(
     ca_file: Union[str, os.PathLike[str], None] = None,
     user_agent: Optional[str] = None,
     max_response_bytes: Optional[int] = None,
+    rate_limit: Optional[float] = None,
 ) -> Any:
     """A client from a profile written by ``opsapi config init``.
 
@@ -424,5 +455,6 @@ def from_profile(
         ca_file=None if ca_file is None else os.fspath(ca_file),
         user_agent=user_agent,
         max_response_bytes=max_response_bytes,
+        rate_limit=rate_limit,
     )
     return cls(*args, **kwargs)

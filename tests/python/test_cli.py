@@ -389,67 +389,94 @@ def test_measurements_fleet_to_a_folder_and_to_json(csim, capsys, tmp_path) -> N
     assert {r["host_id"] for r in rows} == set(hosts)
 
 
-def test_completion_scripts(capsys) -> None:
-    for shell in ("bash", "zsh", "fish"):
-        code, out, err = run(capsys, "completion", shell)
-        assert code == 0, err
-        assert "alerts" in out and "measurements" in out and "--profile" in out
+# ---- global options before (or after) every command, sim and completion included -----------
 
 
-def _bash_complete(script: str, words: list[str]) -> list[str]:
-    line = " ".join(f"'{w}'" for w in words)
-    prog = (
-        f"{script}\nCOMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; _opsapi; "
-        'printf "%s\\n" "${COMPREPLY[@]}"'
-    )
-    r = subprocess.run(["bash", "-c", prog], capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, r.stderr
-    return sorted(r.stdout.split())
+def _top_level_commands() -> list[str]:
+    """The commands of the parser itself: a new one must get a case below."""
+    parser = cli._build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, cli.argparse._SubParsersAction)]
+    return sorted(sub.choices)
 
 
-def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
-    if subprocess.run(["bash", "-c", "true"]).returncode != 0:
-        pytest.skip("bash is not available")
-    script = run(capsys, "completion", "bash")[1]
-    assert _bash_complete(script, ["opsapi", ""]) == [
-        "alerts",
-        "completion",
-        "config",
-        "measurements",
-        "sim",
-    ]
-    assert _bash_complete(script, ["opsapi", "--profile", "prod", "al"]) == ["alerts"]
-    assert _bash_complete(script, ["opsapi", "alerts", "l"]) == ["list"]
-    assert "--granularity" in _bash_complete(script, ["opsapi", "measurements", "fleet", "--"])
-    assert _bash_complete(script, ["opsapi", "alerts", "list", "--output", ""]) == [
-        "csv",
-        "json",
-        "parquet",
-        "table",
-    ]
-    assert _bash_complete(script, ["opsapi", "completion", ""]) == ["bash", "fish", "zsh"]
+@pytest.fixture
+def profiled(csim, capsys, monkeypatch):
+    """A profile `simp` for the simulator, while OPSAPI_* point elsewhere: a command that
+    works with `--profile simp` used the profile."""
+    monkeypatch.setenv("SIMP_KEY", csim.private_key)
+    code, _, err = run(
+        capsys, "config", "init", "--profile", "simp", "--base-url", csim.base_url,
+        "--public-key", csim.public_key, "--private-key-env", "SIMP_KEY", "--no-input",
+    )  # fmt: skip
+    assert code == 0, err
+    monkeypatch.setenv("OPSAPI_PRIVATE_KEY", "not-the-key-0000")
+    return csim
 
 
-def test_fish_and_zsh_completion_scripts_load(capsys, tmp_path) -> None:
-    import shutil
+@pytest.fixture
+def fake_sim(monkeypatch) -> list[list[str]]:
+    """`opsapi sim` runs the simulator's own (Rust) command line until Ctrl-C: recorded here
+    instead, with the flags it would have been given."""
+    from opsapi import _native
 
-    fish, zsh = shutil.which("fish"), shutil.which("zsh")
-    if not fish and not zsh:
-        pytest.skip("neither fish nor zsh is installed")
-    if fish:
-        path = tmp_path / "opsapi.fish"
-        path.write_text(run(capsys, "completion", "fish")[1])
-        r = subprocess.run(
-            [fish, "--no-config", "-c", f"source {path}; complete -C 'opsapi alerts '"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-        assert r.returncode == 0, r.stderr
-        words = {line.split("\t")[0] for line in r.stdout.splitlines()}
-        assert {"list", "ack", "unack", "open"} <= words
-    if zsh:
-        path = tmp_path / "_opsapi"
-        path.write_text(run(capsys, "completion", "zsh")[1])
-        r = subprocess.run([zsh, "-n", str(path)], capture_output=True, text=True, timeout=30)
-        assert r.returncode == 0, r.stderr
+    calls: list[list[str]] = []
+    monkeypatch.setattr(_native, "_sim_main", lambda argv: calls.append(list(argv)) or 0)
+    return calls
+
+
+def _one_line_usage_error(code: int, out: str, err: str, *needles: str) -> None:
+    assert code == cli.EXIT_USAGE, err
+    assert out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1, err  # one line, no traceback
+    for needle in needles:
+        assert needle in err, (needle, err)
+
+
+def test_global_options_before_or_after_every_command(profiled, capsys, fake_sim) -> None:
+    g, h = _first_host(profiled)
+    window = ["--granularity", "PT1H", "--period", "P1D", "--metric", "CONNECTIONS"]
+    # Each command, and what `--output json` gives there (None: refused, it prints text).
+    cases = {
+        "alerts": (["alerts", "list", "--status", "OPEN"], list),
+        "measurements": (["measurements", "host", g, h, *window], list),
+        "config": (["config", "list"], list),
+        "completion": (["completion", "bash"], None),
+        "sim": (["sim", "--port", "0", "--seed", "3"], None),
+    }
+    assert sorted(cases) == _top_level_commands(), "a new command needs its case here"
+    for area, (argv, json_type) in cases.items():
+        before = ["--profile", "simp", "--output", "json", *argv]
+        after = [*argv, "--profile", "simp", "-o", "json"]
+        for words in (before, after):
+            fake_sim.clear()
+            code, out, err = run(capsys, *words)
+            if json_type is None:
+                _one_line_usage_error(code, out, err, "--output json", f"opsapi {area}")
+                assert fake_sim == []  # refused before the simulator starts
+            else:
+                assert code == 0, (words, err)
+                assert isinstance(json.loads(out), json_type), words
+        # --profile alone (and -o table) before the command: the command runs as without it.
+        code, out, err = run(capsys, "--profile", "simp", "-o", "table", *argv)
+        assert code == 0, (argv, err)
+        assert "Traceback" not in err
+    assert fake_sim == [["--port", "0", "--seed", "3"]]  # the globals are not the sim's flags
+    code, out, _ = run(capsys, "--profile", "simp", "completion", "zsh")
+    assert out.startswith("#compdef opsapi")
+
+
+def test_sim_takes_its_own_flags_after_the_global_options(capsys, fake_sim) -> None:
+    code, _, err = run(capsys, "-o", "table", "--profile", "x", "sim", "--port", "0", "--tls",
+                       "self-signed", "--latency-ms", "5", "--profile", "y")  # fmt: skip
+    assert code == 0, err
+    assert fake_sim == [["--port", "0", "--tls", "self-signed", "--latency-ms", "5"]]
+    fake_sim.clear()
+    for argv in (["sim", "--output=csv"], ["sim", "-ojson", "--seed", "1"]):
+        code, out, err = run(capsys, *argv)
+        _one_line_usage_error(code, out, err, "--output ", "opsapi sim")
+    code, out, err = run(capsys, "sim", "--seed", "1", "-o")  # a global option without value
+    assert code == cli.EXIT_USAGE and "opsapi sim: argument --output/-o: expected one" in err
+    assert fake_sim == []
+    # --help is the simulator's own, whatever comes with it.
+    assert run(capsys, "-o", "json", "sim", "--help")[0] == 0
+    assert fake_sim == [["--help"]]

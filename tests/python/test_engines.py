@@ -174,11 +174,23 @@ def test_dask_reads_the_pull_per_host_p95_and_disk_growth(dask_client, pulled) -
         .compute()
         .assign(growth=lambda d: d["max"] - d["min"])
     )
-    disks = read_all(pulled, "disk-*.parquet").filter(
-        pl.col("measurement").cast(pl.String) == "DISK_PARTITION_SPACE_USED"
+    # The reference: polars on the same files, per host and partition.
+    reference = (
+        read_all(pulled, "disk-*.parquet")
+        .filter(pl.col("measurement").cast(pl.String) == "DISK_PARTITION_SPACE_USED")
+        .group_by("host_id", "partition_name")
+        .agg(pl.col("value").min().alias("min"), pl.col("value").max().alias("max"))
+        .with_columns(growth=pl.col("max") - pl.col("min"))
     )
-    assert len(growth) == disks.select("host_id", "partition_name").unique().height > 0
-    assert (growth["growth"] >= 0).all()
+    expected = {
+        (str(r["host_id"]), str(r["partition_name"])): (r["min"], r["max"], r["growth"])
+        for r in reference.iter_rows(named=True)
+    }
+    got = {(str(h), str(p)): (r["min"], r["max"], r["growth"]) for (h, p), r in growth.iterrows()}
+    assert got.keys() == expected.keys() and len(got) > 2
+    for key, values in expected.items():
+        assert got[key] == pytest.approx(values), key
+    assert sum(g > 0 for _, _, g in expected.values()) > 0  # some disks do grow over the week
 
 
 def test_sharded_pull_on_dask_writes_the_same_rows(dask_client, esim, targets, pulled, tmp_path):
@@ -190,20 +202,29 @@ def test_sharded_pull_on_dask_writes_the_same_rows(dask_client, esim, targets, p
         "public_key": esim.public_key,
         "private_key": esim.private_key,
     }
+    from distributed import get_task_stream
+
+    workers = set(dask_client.scheduler_info()["workers"])
+    assert len(workers) == 2
     esim.clear_requests()
     for kind, t, metrics in (("host", hosts, HOST_METRICS), ("disk", disks, DISK_METRICS)):
-        assert (
-            odask.fleet_to_parquet(
-                t,
-                tmp_path,
-                client_options=options,
-                dask_client=dask_client,
-                kind=kind,
-                metrics=metrics,
-                **WINDOW,
+        with get_task_stream(client=dask_client) as stream:
+            assert (
+                odask.fleet_to_parquet(
+                    t,
+                    tmp_path,
+                    client_options=options,
+                    dask_client=dask_client,
+                    kind=kind,
+                    metrics=metrics,
+                    **WINDOW,
+                )
+                is None
             )
-            is None
-        )
+        # Both workers pulled: the scheduler's record of where each shard's task ran.
+        shards = [task for task in stream.data if "-shard-" in str(task["key"])]
+        assert len(shards) > 2 and all(task["status"] == "OK" for task in shards), kind
+        assert {task["worker"] for task in shards} == workers, kind
     assert files(tmp_path) == files(pulled)
     for name in ("host.parquet", "disk-*.parquet"):
         assert read_all(tmp_path, name).equals(read_all(pulled, name))

@@ -7,6 +7,8 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 import opsapi
 
 
@@ -36,10 +38,24 @@ def test_sim_refuses_a_flag_the_binary_does_not_take():
     assert "unknown option --latency" in out.stderr
 
 
-def test_sim_serves_with_the_binarys_flags_until_sigint():
+def test_global_options_before_sim_never_end_in_a_traceback():
+    # `opsapi -o json sim` once ended in KeyError: 'sim'. JSON is refused: it prints text.
+    for argv in (["-o", "json", "sim"], ["--output", "csv", "--profile", "x", "sim"]):
+        out = run(*argv)
+        assert out.returncode == 2, out.stderr
+        assert out.stdout == "" and out.stderr.count("\n") == 1, out.stderr
+        assert out.stderr.startswith(f"error: --output {argv[1]}: opsapi sim prints")
+    out = run("--profile", "x", "-o", "table", "sim", "--help")
+    assert out.returncode == 0
+    assert out.stderr.startswith("usage: opsapi-sim [--port PORT]")
+
+
+# The global options (a profile: the simulator needs none; table: what it prints) before it.
+@pytest.mark.parametrize("globals_", [[], ["--profile", "nope", "-o", "table"]])
+def test_sim_serves_with_the_binarys_flags_until_sigint(globals_):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "opsapi", "sim", "--port", "0", "--seed", "3", "--projects", "1",
-         "--hosts-per-project", "2", "--latency-ms", "1"],
+        [sys.executable, "-m", "opsapi", *globals_, "sim", "--port", "0", "--seed", "3",
+         "--projects", "1", "--hosts-per-project", "2", "--latency-ms", "1"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     try:

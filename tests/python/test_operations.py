@@ -1,6 +1,8 @@
 """Walks the README's operation table against the simulator, so that no row can go stale:
 each Python call (sync and async) sends exactly the row's method and path, the Rust call
-exists in src/api/<resource>.rs, and the CLI command sends the same request."""
+exists in src/api/<resource>.rs, and the CLI command sends the same request. The other way
+round, every method of the clients' resource objects (found by introspection) must have a row,
+and the fleet pulls may send only the rows' requests."""
 
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ def rows() -> list[dict[str, str]]:
                 "method_path": method_path.split("`")[1],
                 "rust": rust,
                 "sync": sync.split("`")[1],
+                "sync_cell": sync,
                 "async": async_.split("`")[1],
                 "cli": cli_cmd.strip("`"),
             }
@@ -44,21 +47,54 @@ def rows() -> list[dict[str, str]]:
 ROWS = rows()
 
 
-def test_the_table_lists_every_operation_of_the_api():
-    paths = {r["method_path"] for r in ROWS}
-    for needed in [
-        "DELETE /admin/accessList/{x}",
-        "GET /globalAlerts",
-        "PATCH /globalAlerts/{a}",
-        "GET /groups/{g}/alertConfigs/{c}/alerts",
-        "GET /groups/{g}/hosts/{h}",
-        "GET /groups/{g}/hosts/{h}/measurements",
-        "GET /groups/{g}/hosts/{h}/disks/{p}/measurements",
-        "GET /groups/{g}/hosts/{h}/databases",
-        "GET /groups/{g}/hosts/{h}/databases/{d}/measurements",
-        "GET /groups/{g}/events/{e}",
-    ]:
-        assert needed in paths
+def resource_methods(client) -> set[tuple[str, str]]:
+    """``(resource, method)`` for every public method of the client's resource objects
+    (``client.hosts.list``, ...), found by introspection: what the client can ask the server."""
+    out = set()
+    for name in dir(client):
+        value = getattr(client, name)
+        if name.startswith("_") or callable(value):
+            continue
+        if not type(value).__module__.startswith("opsapi"):
+            continue  # base_url, server_version
+        out |= {(name, m) for m in dir(type(value)) if not m.startswith("_")}
+    return out
+
+
+def calls_in(cell: str) -> set[tuple[str, str]]:
+    """The calls a table cell shows: `client.hosts.list(g)`, and `.iter(...)` after one."""
+    out, resource = set(), None
+    for code in cell.split("`")[1::2]:
+        full = re.match(r"(?:await )?client\.(\w+)\.(\w+)\(", code)
+        more = re.match(r"\.(\w+)\(", code)
+        if full:
+            resource = full.group(1)
+            out.add(full.groups())
+        elif more and resource:
+            out.add((resource, more.group(1)))
+    return out
+
+
+# Many requests per call, one per target: named in the sentence after the table, and their
+# requests checked against the table's rows by test_fleet_pulls_send_only_the_rows_requests.
+MANY_REQUESTS = {("measurements", "fleet"), ("measurements", "fleet_to_parquet")}
+
+
+def test_every_client_method_has_a_row():
+    sync = resource_methods(opsapi.Client("http://127.0.0.1:9", "p", "k"))
+    asynchronous = resource_methods(opsapi.AsyncClient("http://127.0.0.1:9", "p", "k"))
+    assert ("hosts", "databases") in sync and len(sync) > 20  # the introspection sees them
+    assert asynchronous == sync  # the same methods on both clients
+    listed = set().union(*(calls_in(r["sync_cell"]) for r in ROWS))
+    missing = sync - listed - MANY_REQUESTS
+    assert not missing, f"client methods without a row in the README's table: {sorted(missing)}"
+    assert not listed - sync, "rows naming methods the client does not have"
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("### Every operation")[1]
+    lines = section.split("\n### ")[0].splitlines()
+    last_row = max(i for i, line in enumerate(lines) if line.startswith("|"))
+    after = "\n".join(lines[last_row + 1 :])  # the text under the table
+    for _resource, method in sorted(MANY_REQUESTS):
+        assert f"`{method}" in after or f".{method}(" in after, method
 
 
 @pytest.fixture
@@ -139,3 +175,23 @@ async def test_each_row_sends_its_request(world, row):
             code = cli.main(argv, out=io.StringIO())
         assert code == 0, argv
         assert last_request(sim) == want, argv
+
+
+def test_fleet_pulls_send_only_the_rows_requests(world, tmp_path):
+    sim, ids = world
+    g, h = ids["g"], ids["h"]
+    rows = {r["method_path"] for r in ROWS}
+    patterns = [  # each row's path with its ids as wildcards
+        re.compile(re.sub(r"\\\{\w\\\}", "[^/]+", re.escape(f"{m} {API}{p}")))
+        for m, p in (r.split(" ")[:2] for r in rows)
+    ]
+    c = sim.client()
+    window = {"granularity": "PT1H", "period": "P1D", "progress": False}
+    sim.clear_requests()
+    c.measurements.fleet([(g, h), (g, h, ids["p"])], **window)
+    c.measurements.fleet([(g, h, ids["d"])], kind="database", **window)
+    c.measurements.fleet_to_parquet([(g, h), (g, h, ids["p"])], tmp_path / "f", **window)
+    sent = [f"{r['method']} {r['path']}" for r in sim.requests() if r["authorized"]]
+    assert len(sent) == 5
+    for request in sent:
+        assert any(p.fullmatch(request) for p in patterns), request

@@ -735,6 +735,7 @@ class Client:
         ca_file: Union[str, PathLike[str], None] = None,
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,  # 256 MiB
+        rate_limit: Optional[float] = None,  # requests per second per project
     ) -> Client: ...
     @classmethod
     def from_env(
@@ -747,6 +748,7 @@ class Client:
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
         ca_file: Union[str, PathLike[str], None] = None,
+        rate_limit: Optional[float] = None,
     ) -> Client: ...
     # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
     @classmethod
@@ -762,6 +764,7 @@ class Client:
         ca_file: Union[str, PathLike[str], None] = None,
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
+        rate_limit: Optional[float] = None,
     ) -> Client: ...
     @property
     def base_url(self) -> str: ...
@@ -797,6 +800,7 @@ class AsyncClient:
         ca_file: Union[str, PathLike[str], None] = None,
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,  # 256 MiB
+        rate_limit: Optional[float] = None,  # requests per second per project
     ) -> AsyncClient: ...
     @classmethod
     def from_env(
@@ -809,6 +813,7 @@ class AsyncClient:
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
         ca_file: Union[str, PathLike[str], None] = None,
+        rate_limit: Optional[float] = None,
     ) -> AsyncClient: ...
     # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
     @classmethod
@@ -824,6 +829,7 @@ class AsyncClient:
         ca_file: Union[str, PathLike[str], None] = None,
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
+        rate_limit: Optional[float] = None,
     ) -> AsyncClient: ...
     @property
     def base_url(self) -> str: ...

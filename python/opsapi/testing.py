@@ -25,8 +25,8 @@ class Simulator:
     (0 = a free one), ``bind``, ``worker_threads``, ``log_requests``, ``faults`` (a dict of
     :meth:`set_faults` arguments), ``rate_limit`` (requests per second per project, see
     :meth:`set_rate_limit`), ``cache_bytes`` (the bound of the rendered-body cache, default
-    512 MiB; 0 renders every answer afresh), and ``tls``: serve HTTPS with a certificate generated at
-    start, signed by an internal CA (``True`` or ``"ca"``) or self-signed as
+    512 MiB; 0 renders every answer afresh), and ``tls``: serve HTTPS with a certificate
+    generated at start, signed by an internal CA (``True`` or ``"ca"``) or self-signed as
     ``openssl req -x509`` makes it (``"self-signed"``); :attr:`ca_file` is then the PEM file a
     client trusts it with, and :meth:`client` passes it.
 

@@ -410,6 +410,10 @@ struct PerProcess {
     /// that concurrent requests (paging, fleet pulls) wait for it and go out signed instead of
     /// each collecting a 401 of its own.
     handshake: tokio::sync::Mutex<()>,
+    /// `max_concurrency` permits: one is held by each request on the wire (sent, its answer
+    /// read), not while it waits for its pace or a retry, so that requests waiting out a
+    /// `Retry-After` do not stop the others of a listing or a fleet pull.
+    in_flight: tokio::sync::Semaphore,
 }
 
 impl PerProcess {
@@ -437,6 +441,7 @@ impl PerProcess {
             http,
             session: config.credentials.clone().map(DigestSession::new),
             handshake: tokio::sync::Mutex::new(()),
+            in_flight: tokio::sync::Semaphore::new(config.max_concurrency.max(1)),
         })
     }
 }

@@ -52,6 +52,8 @@ struct Pace {
     /// The next free slot.
     next: Option<Instant>,
     learned: Option<Learned>,
+    /// Bumped by every 429: a slot taken before it is stale.
+    generation: u64,
     recent: VecDeque<Instant>,
 }
 
@@ -72,8 +74,9 @@ impl Pacer {
     }
 
     /// When a request to `path` may go out, its slot taken: now, unless the client's
-    /// `rate_limit` (`configured`) or a learned limit paces it.
-    pub(crate) fn slot(&self, path: &str, configured: Option<f64>) -> Instant {
+    /// `rate_limit` (`configured`) or a learned limit paces it; with the generation of the
+    /// project's pace it was taken at (see [`Pacer::still`]).
+    pub(crate) fn slot(&self, path: &str, configured: Option<f64>) -> (Instant, u64) {
         let now = Instant::now();
         self.with(path, |p| {
             let rate = match (configured, p.learned.map(|l| l.rate())) {
@@ -92,8 +95,15 @@ impl Pacer {
                 p.recent.pop_front();
             }
             p.recent.push_back(at);
-            at
+            (at, p.generation)
         })
+    }
+
+    /// Whether a slot of `generation` still holds: no 429 of the project since it was taken.
+    /// A request that waited for its turn on the wire while a 429 taught the project's pace
+    /// takes a new slot instead of going out at the old pace into another 429.
+    pub(crate) fn still(&self, path: &str, generation: u64) -> bool {
+        self.with(path, |p| p.generation == generation)
     }
 
     /// A 429 for a request to `path` sent at `sent`: learn the limit it states, or lower the
@@ -125,6 +135,7 @@ impl Pacer {
                 );
             }
             p.learned = Some(learned);
+            p.generation += 1;
             // The server's bucket is empty now: the next request waits one interval.
             let next = now + Duration::from_secs_f64(1.0 / learned.rate());
             p.next = Some(p.next.map_or(next, |t| t.max(next)));
@@ -208,10 +219,10 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_clients_own_limit_spaces_requests_per_project() {
         let p = Pacer::default();
-        let a = p.slot("/groups/g1/hosts", Some(10.0));
-        let b = p.slot("/groups/g1/hosts/h", Some(10.0));
-        let other = p.slot("/groups/g2/hosts", Some(10.0));
-        let global = p.slot("/globalAlerts", Some(10.0));
+        let a = p.slot("/groups/g1/hosts", Some(10.0)).0;
+        let b = p.slot("/groups/g1/hosts/h", Some(10.0)).0;
+        let other = p.slot("/groups/g2/hosts", Some(10.0)).0;
+        let global = p.slot("/globalAlerts", Some(10.0)).0;
         assert_eq!(b - a, Duration::from_millis(100));
         assert_eq!(other, a);
         assert_eq!(global, a);
@@ -223,24 +234,27 @@ mod tests {
     async fn a_stated_limit_paces_that_project_just_under_it() {
         let p = Pacer::default();
         let path = "/groups/g1/hosts/h/measurements";
-        assert_eq!(p.slot(path, None), Instant::now(), "no pacing before a 429");
+        let (at, generation) = p.slot(path, None);
+        assert_eq!(at, Instant::now(), "no pacing before a 429");
         let e = rate_limited(
             "Resource /api/public/v1.0/groups/g1 is limited to 1200 requests every 1 minutes.",
             serde_json::json!(["/api/public/v1.0/groups/g1", 1200, 1]),
         );
         assert_eq!(stated_limit(&e), Some(20.0));
         p.limited(path, &e, Instant::now());
+        assert!(!p.still(path, generation), "a slot taken before the 429 is stale");
         let interval = Duration::from_secs_f64(1.0 / (20.0 * STATED_SHARE));
-        let first = p.slot(path, None);
+        let (first, generation) = p.slot(path, None);
+        assert!(p.still(path, generation));
         assert_eq!(first, Instant::now() + interval);
-        assert_eq!(p.slot(path, None) - first, interval);
+        assert_eq!(p.slot(path, None).0 - first, interval);
         assert_eq!(
-            p.slot("/groups/g2/hosts", None),
+            p.slot("/groups/g2/hosts", None).0,
             Instant::now(),
             "other projects"
         );
         // The client's own limit wins where it is lower.
-        assert_eq!(p.slot(path, Some(1.0)) - first, interval * 2);
+        assert_eq!(p.slot(path, Some(1.0)).0 - first, interval * 2);
     }
 
     #[test]
@@ -265,7 +279,7 @@ mod tests {
         let path = "/groups/g1/hosts";
         let start = Instant::now();
         for _ in 0..40 {
-            p.slot(path, None);
+            let _ = p.slot(path, None);
             tokio::time::advance(Duration::from_millis(50)).await; // 20 per second
         }
         let e = rate_limited("Too many requests.", serde_json::json!([]));

@@ -161,13 +161,26 @@ impl Client {
             _ => None,
         };
         loop {
-            let sent = self.inner.pacer.slot(&req.path, config.rate_limit);
-            if sent > deadline {
-                return Err(self.timeout_error(req));
-            }
-            if sent > Instant::now() {
-                tokio::time::sleep_until(sent).await;
-            }
+            // The request's slot of its project's pace, then its turn on the wire (a permit,
+            // released before any wait for a retry, `permit.take()`, and at the end of the
+            // attempt). A 429 that taught the pace meanwhile makes the slot stale: take
+            // another.
+            let (sent, mut permit) = loop {
+                let (at, generation) = self.inner.pacer.slot(&req.path, config.rate_limit);
+                if at > deadline {
+                    return Err(self.timeout_error(req));
+                }
+                if at > Instant::now() {
+                    tokio::time::sleep_until(at).await;
+                }
+                let permit = tokio::time::timeout_at(deadline, process.in_flight.acquire())
+                    .await
+                    .map_err(|_| self.timeout_error(req))?
+                    .map_err(|_| self.timeout_error(req))?;
+                if self.inner.pacer.still(&req.path, generation) {
+                    break (at, Some(permit));
+                }
+            };
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {
                 return Err(self.timeout_error(req));
@@ -204,6 +217,7 @@ impl Client {
                     // A refused certificate gets the same answer on every attempt.
                     let no_retry = e.is_timeout() || crate::tls::is_tls_error(&e);
                     let err = self.transport_error(req, e);
+                    permit.take();
                     if !no_retry
                         && self
                             .retry(req, fault, &mut retries, deadline, None, &err)
@@ -273,6 +287,7 @@ impl Client {
                         let timed_out = e.is_timeout();
                         let err = self.transport_error(req, e);
                         let fault = Fault::MaybeApplied;
+                        permit.take();
                         if !timed_out
                             && self
                                 .retry(req, fault, &mut retries, deadline, None, &err)
@@ -320,6 +335,7 @@ impl Client {
             };
             if let Some(fault) = fault {
                 reached |= fault == Fault::MaybeApplied;
+                permit.take();
                 if self
                     .retry(req, fault, &mut retries, deadline, retry_after, &err)
                     .await

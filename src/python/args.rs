@@ -222,6 +222,16 @@ pub(crate) fn seconds(
     argument: &str,
     value: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Option<f64>> {
+    number(py, argument, value, "seconds")
+}
+
+/// A number of `what` (`int` or `float`, or None), handed to the core unchecked.
+pub(crate) fn number(
+    py: Python<'_>,
+    argument: &str,
+    value: Option<&Bound<'_, PyAny>>,
+    what: &str,
+) -> PyResult<Option<f64>> {
     let Some(v) = value.filter(|v| !v.is_none()) else {
         return Ok(None);
     };
@@ -232,7 +242,7 @@ pub(crate) fn seconds(
         return Err(invalid_argument(
             py,
             argument,
-            format!("must be a number of seconds, not {}", type_name(v)),
+            format!("must be a number of {what}, not {}", type_name(v)),
         ));
     }
     // An int too large for a float is infinitely long for this purpose.

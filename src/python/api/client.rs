@@ -22,6 +22,7 @@ pub(crate) struct ClientOptions<'py> {
     pub(crate) ca_file: Option<Bound<'py, PyAny>>,
     pub(crate) user_agent: Option<Bound<'py, PyAny>>,
     pub(crate) max_response_bytes: Option<Bound<'py, PyAny>>,
+    pub(crate) rate_limit: Option<Bound<'py, PyAny>>,
 }
 
 fn build_client(
@@ -55,6 +56,10 @@ fn build_client(
     }
     if let Some(n) = args::count(py, "max_response_bytes", o.max_response_bytes.as_ref())? {
         b = b.max_response_bytes(n);
+    }
+    let rate = o.rate_limit.as_ref();
+    if let Some(r) = args::number(py, "rate_limit", rate, "requests per second")? {
+        b = b.rate_limit(r);
     }
     b.build().map_err(|e| to_py_err(py, e))
 }
@@ -105,7 +110,8 @@ macro_rules! client_class {
             #[new]
             #[pyo3(signature = (base_url, public_key, private_key, *, timeout = None,
                                 max_retries = None, max_concurrency = None, verify = None,
-                                ca_file = None, user_agent = None, max_response_bytes = None))]
+                                ca_file = None, user_agent = None, max_response_bytes = None,
+                                rate_limit = None))]
             #[allow(clippy::too_many_arguments)]
             fn new<'py>(
                 py: Python<'py>,
@@ -119,10 +125,11 @@ macro_rules! client_class {
                 ca_file: Option<Bound<'py, PyAny>>,
                 user_agent: Option<Bound<'py, PyAny>>,
                 max_response_bytes: Option<Bound<'py, PyAny>>,
+                rate_limit: Option<Bound<'py, PyAny>>,
             ) -> PyResult<Self> {
                 let o = ClientOptions {
                     timeout, max_retries, max_concurrency, verify, ca_file, user_agent,
-                    max_response_bytes,
+                    max_response_bytes, rate_limit,
                 };
                 let client = build_client(py, base_url, public_key, private_key, &o)?;
                 Ok(Self { client })
@@ -135,7 +142,7 @@ macro_rules! client_class {
             #[classmethod]
             #[pyo3(signature = (*, timeout = None, max_retries = None, max_concurrency = None,
                                 verify = None, user_agent = None, max_response_bytes = None,
-                                ca_file = None))]
+                                ca_file = None, rate_limit = None))]
             #[allow(clippy::too_many_arguments)]
             fn from_env<'py>(
                 _cls: &Bound<'py, PyType>,
@@ -147,10 +154,11 @@ macro_rules! client_class {
                 user_agent: Option<Bound<'py, PyAny>>,
                 max_response_bytes: Option<Bound<'py, PyAny>>,
                 ca_file: Option<Bound<'py, PyAny>>,
+                rate_limit: Option<Bound<'py, PyAny>>,
             ) -> PyResult<Self> {
                 let o = ClientOptions {
                     timeout, max_retries, max_concurrency, verify, ca_file, user_agent,
-                    max_response_bytes,
+                    max_response_bytes, rate_limit,
                 };
                 Ok(Self { client: from_env(py, o)? })
             }

@@ -230,9 +230,9 @@ fn fetch_order(targets: &[Target]) -> Vec<usize> {
     order
 }
 
-/// Fetches every request in a task of its own, started in `order` (results as they come,
-/// with their index) and applies `then(index, result)` to each decoded result inside that
-/// task.
+/// Fetches every request in a task of its own, in `order` (at most `max_concurrency` at once,
+/// results in that order, with their index) and applies `then(index, result)` to each decoded
+/// result inside that task.
 fn spawned<T, F>(
     client: &Client,
     requests: Vec<Request>,
@@ -261,11 +261,10 @@ where
                 (i, task.await)
             }
         })
-        // Twice `max_concurrency` at once: requests on the wire are held to `max_concurrency`
-        // by the client, and the others may wait out a pace or a `Retry-After` meanwhile.
-        // Unordered: a target that waits does not hold back the ones after it (`drive` puts
-        // the results back in target order).
-        .buffer_unordered(2 * client.max_concurrency())
+        // In order, `max_concurrency` at once (a wider or unordered window was measured
+        // slower: 0.22 s against 0.30 s and 0.36 s for the benchmark's pull; later targets'
+        // bodies and decoding compete with the frame being built).
+        .buffered(client.max_concurrency())
 }
 
 /// Consumes the results of a fleet pull as they arrive (reporting progress, and stopping at

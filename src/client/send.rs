@@ -324,8 +324,20 @@ impl Client {
             }
             let mut api = ApiError::from_response(status.as_u16(), &body, retry_after);
             api.request = format!("{method} {}", req.path);
+            // A 429 that states a rate of two requests a second or more, with a `Retry-After`
+            // of at most 1 s: the next request is due within half a second, which the header's
+            // whole seconds cannot say, so its 1 is rounding, not a wait the server needs. The
+            // project's pace now spaces the retry as the server allows (a full second would
+            // hold up a listing or a fleet pull: 1.3x the minimum instead of 1.06x).
+            let mut retry_after = retry_after;
             if status == StatusCode::TOO_MANY_REQUESTS {
                 self.inner.pacer.limited(&req.path, &api, sent);
+                let stated = crate::client::pace::stated_limit(&api);
+                if stated.is_some_and(|r| r >= 2.0)
+                    && retry_after.is_none_or(|d| d <= Duration::from_secs(1))
+                {
+                    retry_after = Some(Duration::ZERO);
+                }
             }
             let err = Error::Api(Box::new(api));
             let fault = match status.as_u16() {

@@ -17,6 +17,9 @@ Example::
         granularity="PT1H", period="P14D",
     )
     capacity.disk_forecast(disks)          # one row per partition, soonest full first
+
+(Over 600 lines: each analysis with its docstring and example; they share the key handling
+and robust fits at the top.)
 """
 
 from __future__ import annotations

@@ -38,6 +38,9 @@ Example::
           --output out/disks/            # hive-partitioned Parquet, a progress bar on a TTY
     $ opsapi config init --profile prod        # asks; or every answer as a flag
     $ source <(opsapi completion bash)
+
+(Over 600 lines: the whole command tree in one parser, so that completion and the tests read
+it from one place; the filters and output formats are its helpers.)
 """
 
 from __future__ import annotations

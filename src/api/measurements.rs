@@ -1,5 +1,8 @@
 //! Host, disk-partition and database measurements: the query (granularity, window, metric
 //! names), one pure function per operation that builds its request, and fleet pulls.
+//!
+//! (Over 600 lines: one resource, its query and target types, five operations and their
+//! pure request builders with doc tests; the fleet machinery is in src/fleet.rs.)
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,5 +1,8 @@
 //! The client and its builder: settings checked once, the per-process HTTP stack, and the
 //! base URL with its redaction rules. The pipeline that sends a request is in [`send`].
+//!
+//! (Over 600 lines: the builder's settings, each with its check and doc test, are most of
+//! it; sending is in send.rs and pacing in pace.rs.)
 
 mod pace;
 mod send;

@@ -12,6 +12,8 @@
 //!
 //! Values of unknown keys and `links` are cut out of the body by [`Scan::value_slice`] and
 //! parsed (and validated) by serde_json: they are small and rare.
+//!
+//! (Over 600 lines: one state machine and its tests; its parts are not useful apart.)
 
 use serde_json::Value;
 

@@ -20,6 +20,9 @@
 //! - *on a listing*: [`Fault::RepeatFirstPage`], [`Fault::WrongTotalCount`].
 //!
 //! One request takes at most one fault of each kind of place.
+//!
+//! (Over 600 lines: one enum of faults and, next to it, what each does to an answer; split,
+//! a fault's definition and its effect would sit in two files.)
 
 use std::future::Future as _;
 use std::pin::Pin;

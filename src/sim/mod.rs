@@ -39,6 +39,9 @@
 //! assert_eq!(groups.len(), 2);
 //! drop(sim); // stops the server and joins its thread
 //! ```
+//!
+//! (Over 600 lines: the simulator's whole public surface, configuration, request log and
+//! truth accessors; the server, world and faults have files of their own.)
 
 pub mod cli;
 mod faults;

@@ -1,4 +1,7 @@
 //! `client.measurements`: host and disk measurements, and fleet pulls into one frame.
+//!
+//! (Over 600 lines: five operations, each a sync and an async binding side by side, and the
+//! fleet pulls' argument conversion; one resource, one file, as in src/api/measurements.rs.)
 
 use std::sync::Arc;
 

@@ -44,7 +44,21 @@ impl AccessList<'_> {
     /// # Ok(()) }
     /// ```
     pub async fn delete(&self, entry_id: &str) -> Result<()> {
-        self.client.execute(&delete_request(entry_id)?).await?;
+        let req = delete_request(entry_id)?;
+        let resp = self.client.execute(&req).await?;
+        // The API answers 204 No Content. A 2xx whose body is not JSON (a proxy's sign-in
+        // page answered 200) did not reach the API: not a deletion, a decode error that
+        // shows the page.
+        let empty = resp.body.iter().all(u8::is_ascii_whitespace);
+        if !empty && serde_json::from_slice::<serde::de::IgnoredAny>(&resp.body).is_err() {
+            let e = "expected no body (204 No Content), found text that is not JSON";
+            return Err(crate::error::decode_error(
+                &req.path,
+                String::new(),
+                &e,
+                &resp.body,
+            ));
+        }
         Ok(())
     }
 

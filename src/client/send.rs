@@ -275,6 +275,11 @@ impl Client {
                 }
             }
             drop(handshake.take());
+            // The server took the signature (anything but a 401): a nonce that expires again
+            // while this request waits for a retry is another stale nonce, answered again.
+            if status != StatusCode::UNAUTHORIZED {
+                signed_refusals = 0;
+            }
 
             let headers = std::mem::take(resp.headers_mut());
             let retry_after = parse_retry_after(&headers);

@@ -177,7 +177,8 @@ impl SeenIds {
 /// The guard of [`SeenIds`] over a whole list at once, borrowing the ids: an id that occurs
 /// twice means the server sent a page again (pages hold `per_page` items each).
 fn repeated_page_check<T: Model>(req: &Request, items: &[T], per_page: u64) -> Result<()> {
-    let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(items.len());
+    let mut first_at: HashMap<&str, usize, foldhash::fast::RandomState> =
+        HashMap::with_capacity_and_hasher(items.len(), Default::default());
     for (i, item) in items.iter().enumerate() {
         if let Some(id) = item.item_id() {
             if let Some(first) = first_at.insert(id, i) {

@@ -103,24 +103,35 @@ fn alerts(c: &mut Criterion) {
             black_box(decode_model::<Alert>(item.as_bytes()).unwrap());
         }
     };
+    // The whole page as a listing decodes it (the alert page scanner, src/decode/alerts.rs).
+    let page = || {
+        black_box(opsapi::fuzzing::decode_page::<Alert>(&body).unwrap());
+    };
     let mut group = c.benchmark_group("decode_alerts");
     group.throughput(Throughput::Bytes(body.len() as u64));
     group.bench_function("serde_json_value", |b| {
         b.iter(|| black_box(serde_json::from_slice::<serde_json::Value>(&body).unwrap()))
     });
     group.bench_function("opsapi_alerts", |b| b.iter(typed));
+    group.bench_function("opsapi_alert_page", |b| b.iter(page));
     group.finish();
 
     let value = common::median_secs(21, || {
         black_box(serde_json::from_slice::<serde_json::Value>(&body).unwrap());
     });
     let models = common::median_secs(21, typed);
+    let pages = common::median_secs(21, page);
     println!("\nsummary (a page of {} alerts, {mb:.2} MB):", items.len());
     println!("  serde_json::Value   {:>7.0} MB/s", mb / value);
     println!(
-        "  opsapi alerts       {:>7.0} MB/s  ({:.2}x serde_json::Value)",
+        "  opsapi alerts       {:>7.0} MB/s  ({:.2}x serde_json::Value; one by one, by serde)",
         mb / models,
         value / models
+    );
+    println!(
+        "  opsapi alert page   {:>7.0} MB/s  ({:.2}x serde_json::Value; as a listing reads it)",
+        mb / pages,
+        value / pages
     );
 }
 

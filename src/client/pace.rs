@@ -242,7 +242,10 @@ mod tests {
         );
         assert_eq!(stated_limit(&e), Some(20.0));
         p.limited(path, &e, Instant::now());
-        assert!(!p.still(path, generation), "a slot taken before the 429 is stale");
+        assert!(
+            !p.still(path, generation),
+            "a slot taken before the 429 is stale"
+        );
         let interval = Duration::from_secs_f64(1.0 / (20.0 * STATED_SHARE));
         let (first, generation) = p.slot(path, None);
         assert!(p.still(path, generation));

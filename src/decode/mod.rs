@@ -6,6 +6,7 @@ use serde_json::value::RawValue;
 use crate::error::{decode_error, Result};
 use crate::models::{Measurements, Model};
 
+mod alerts;
 mod page;
 pub(crate) mod scan;
 

@@ -49,6 +49,38 @@ fn decode_page_of<T: Model>(
     body: &[u8],
     shared: Option<&bytes::Bytes>,
 ) -> Result<Page<T>> {
+    // Pages of alerts, the longest listings, have a scanner of their own that reads what it
+    // fully understands in one pass (see `alerts`); `T` is known here only as a `Model`, so
+    // the one model with a scanner is picked by its type (a move, not a copy, of the items).
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<crate::models::Alert>() {
+        if let Some((items, total_count, links)) = super::alerts::alert_page(body) {
+            let items: Vec<crate::models::Alert> = items
+                .into_iter()
+                .map(|(mut alert, range)| {
+                    let text = std::str::from_utf8(&body[range]).unwrap_or("{}");
+                    alert.set_raw(crate::models::RawText::within(text, shared));
+                    alert
+                })
+                .collect();
+            let items: Box<dyn std::any::Any> = Box::new(items);
+            if let Ok(items) = items.downcast::<Vec<T>>() {
+                return Ok(Page {
+                    items: *items,
+                    total_count,
+                    links,
+                });
+            }
+        }
+    }
+    decode_page_serde(path, body, shared)
+}
+
+/// [`decode_page`] by serde alone: each item's text found, then its typed fields read from it.
+pub(crate) fn decode_page_serde<T: Model>(
+    path: &str,
+    body: &[u8],
+    shared: Option<&bytes::Bytes>,
+) -> Result<Page<T>> {
     let page = match serde_json::from_slice::<RawPage<'_>>(body) {
         Ok(
             page @ RawPage {

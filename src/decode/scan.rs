@@ -28,16 +28,22 @@ use chrono::DateTime;
 
 /// Scans a measurements body (plain or in a `{"status", "content"}` envelope).
 pub(crate) fn measurements(body: &[u8]) -> Option<Measurements> {
-    let mut s = Scan { b: body, i: 0 };
+    let mut s = Scan {
+        b: body,
+        i: 0,
+        utf8: false,
+    };
     s.ws();
     let m = s.measurements(0)?;
     s.ws();
     (s.i == body.len()).then_some(m)
 }
 
-struct Scan<'a> {
-    b: &'a [u8],
-    i: usize,
+pub(super) struct Scan<'a> {
+    pub(super) b: &'a [u8],
+    pub(super) i: usize,
+    /// `b` is known to be UTF-8 (checked once, whole): strings need no check of their own.
+    pub(super) utf8: bool,
 }
 
 /// Exact powers of ten: a decimal with at most 15 digits times or over one of these is
@@ -53,12 +59,12 @@ const POINT_MID: &[u8] = b"\",\"value\":";
 
 impl<'a> Scan<'a> {
     #[inline]
-    fn peek(&self) -> Option<u8> {
+    pub(super) fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
     }
 
     #[inline]
-    fn ws(&mut self) {
+    pub(super) fn ws(&mut self) {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
             self.i += 1;
         }
@@ -66,14 +72,14 @@ impl<'a> Scan<'a> {
 
     /// Consumes `c` (after whitespace).
     #[inline]
-    fn eat(&mut self, c: u8) -> Option<()> {
+    pub(super) fn eat(&mut self, c: u8) -> Option<()> {
         self.ws();
         (self.peek()? == c).then(|| self.i += 1)
     }
 
     /// Consumes `lit` if the input continues with it.
     #[inline]
-    fn lit(&mut self, lit: &[u8]) -> bool {
+    pub(super) fn lit(&mut self, lit: &[u8]) -> bool {
         let hit = self.b[self.i..].starts_with(lit);
         if hit {
             self.i += lit.len();
@@ -82,25 +88,28 @@ impl<'a> Scan<'a> {
     }
 
     /// A string without escapes or control characters, at the cursor (after whitespace).
-    fn string(&mut self) -> Option<&'a str> {
+    pub(super) fn string(&mut self) -> Option<&'a str> {
         self.ws();
         if self.peek()? != b'"' {
             return None;
         }
         let start = self.i + 1;
-        let len = self.b[start..]
-            .iter()
-            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
-        let end = start + len;
-        if self.b[end] != b'"' {
+        let end = start + memchr::memchr2(b'"', b'\\', &self.b[start..])?;
+        let text = &self.b[start..end];
+        if self.b[end] != b'"' || text.iter().any(|&c| c < 0x20) {
             return None;
         }
         self.i = end + 1;
-        std::str::from_utf8(&self.b[start..end]).ok()
+        if self.utf8 {
+            // SAFETY: a slice of UTF-8 text between two ASCII quotes is UTF-8.
+            Some(unsafe { std::str::from_utf8_unchecked(text) })
+        } else {
+            std::str::from_utf8(text).ok()
+        }
     }
 
     /// `null` or a string.
-    fn opt_string(&mut self) -> Option<Option<&'a str>> {
+    pub(super) fn opt_string(&mut self) -> Option<Option<&'a str>> {
         self.ws();
         if self.lit(b"null") {
             return Some(None);
@@ -111,7 +120,7 @@ impl<'a> Scan<'a> {
     /// The extent of the value at the cursor, without checking it (the caller parses it with
     /// serde_json, which does). `level` is the number of arrays and objects around the value:
     /// a value that would take the body to the nesting limit is left to serde, which names it.
-    fn value_slice(&mut self, level: usize) -> Option<&'a [u8]> {
+    pub(super) fn value_slice(&mut self, level: usize) -> Option<&'a [u8]> {
         self.ws();
         let start = self.i;
         let mut depth = 0usize;
@@ -161,7 +170,10 @@ impl<'a> Scan<'a> {
     }
 
     /// Walks an object: `f` is called with each key, the cursor on its value.
-    fn object(&mut self, mut f: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+    pub(super) fn object(
+        &mut self,
+        mut f: impl FnMut(&mut Self, &'a str) -> Option<()>,
+    ) -> Option<()> {
         self.eat(b'{')?;
         self.ws();
         if self.peek()? == b'}' {
@@ -186,7 +198,7 @@ impl<'a> Scan<'a> {
 
     /// Walks an array (or `null`, which has no element): `f` is called with the cursor on
     /// each element.
-    fn array(&mut self, mut f: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+    pub(super) fn array(&mut self, mut f: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
         self.ws();
         if self.lit(b"null") {
             return Some(());
@@ -379,7 +391,7 @@ impl<'a> Scan<'a> {
 
     /// `null` or a JSON number, at the cursor.
     #[inline]
-    fn null_or_number(&mut self) -> Option<Option<f64>> {
+    pub(super) fn null_or_number(&mut self) -> Option<Option<f64>> {
         if self.lit(b"null") {
             return Some(None);
         }
@@ -388,7 +400,7 @@ impl<'a> Scan<'a> {
 
     /// A JSON number (RFC 8259 grammar), correctly rounded.
     #[inline]
-    fn number(&mut self) -> Option<f64> {
+    pub(super) fn number(&mut self) -> Option<f64> {
         let b = self.b;
         let start = self.i;
         let mut i = start;
@@ -635,6 +647,7 @@ mod tests {
             let mut s = Scan {
                 b: f.as_bytes(),
                 i: 0,
+                utf8: true,
             };
             let ours = s.number().unwrap_or_else(|| panic!("{f} not read"));
             assert_eq!(s.i, f.len(), "{f} not read whole");

@@ -417,6 +417,48 @@ struct PerProcess {
     /// read), not while it waits for its pace or a retry, so that requests waiting out a
     /// `Retry-After` do not stop the others of a listing or a fleet pull.
     in_flight: tokio::sync::Semaphore,
+    /// Body buffers handed back once their body was decoded and let go (a fleet pull's
+    /// measurements): the next body is read into one instead of fresh memory. A 1.5 MB body
+    /// in fresh memory is 370 page faults; a fleet pull of 100 of them faulted in 150 MB.
+    spare_bodies: std::sync::Mutex<Vec<Vec<u8>>>,
+}
+
+impl PerProcess {
+    /// How many spare body buffers are kept, and the largest kept.
+    const SPARE_BODIES: usize = 16;
+    const SPARE_BODY_BYTES: usize = 32 << 20;
+
+    /// A buffer for a body of about `size` bytes: a spare one if any.
+    pub(crate) fn body_buffer(&self, size: usize) -> Vec<u8> {
+        let spare = self
+            .spare_bodies
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop();
+        match spare {
+            Some(mut buf) => {
+                buf.clear();
+                buf.reserve(size);
+                buf
+            }
+            None => Vec::with_capacity(size),
+        }
+    }
+
+    /// Keeps `body`'s buffer for another body, if nothing else holds it.
+    pub(crate) fn recycle(&self, body: bytes::Bytes) {
+        let Ok(buf) = body.try_into_mut() else {
+            return;
+        };
+        let buf = Vec::from(buf);
+        if buf.capacity() > Self::SPARE_BODY_BYTES || buf.capacity() < 64 << 10 {
+            return;
+        }
+        let mut spare = self.spare_bodies.lock().unwrap_or_else(|e| e.into_inner());
+        if spare.len() < Self::SPARE_BODIES {
+            spare.push(buf);
+        }
+    }
 }
 
 impl PerProcess {
@@ -445,6 +487,7 @@ impl PerProcess {
             session: config.credentials.clone().map(DigestSession::new),
             handshake: tokio::sync::Mutex::new(()),
             in_flight: tokio::sync::Semaphore::new(config.max_concurrency.max(1)),
+            spare_bodies: std::sync::Mutex::new(Vec::new()),
         })
     }
 }

@@ -97,12 +97,13 @@ enum BodyError {
 async fn read_body(
     resp: &mut reqwest::Response,
     limit: usize,
+    process: &super::PerProcess,
 ) -> std::result::Result<Bytes, BodyError> {
     let announced = resp.content_length();
     if announced.is_some_and(|n| n > limit as u64) {
         return Err(BodyError::TooLarge);
     }
-    let mut buf: Vec<u8> = Vec::with_capacity(announced.unwrap_or(0) as usize);
+    let mut buf: Vec<u8> = process.body_buffer(announced.unwrap_or(0) as usize);
     while let Some(chunk) = resp.chunk().await.map_err(BodyError::Transport)? {
         let needed = buf.len() + chunk.len();
         if needed > limit {
@@ -284,7 +285,7 @@ impl Client {
             let headers = std::mem::take(resp.headers_mut());
             let retry_after = parse_retry_after(&headers);
             if status.is_success() {
-                let body = match read_body(&mut resp, config.max_response_bytes).await {
+                let body = match read_body(&mut resp, config.max_response_bytes, &process).await {
                     Ok(body) => body,
                     Err(BodyError::TooLarge) => return Err(self.too_large(req)),
                     Err(BodyError::Transport(e)) => {
@@ -530,7 +531,12 @@ impl Client {
     /// Sends a request and decodes the answer (a model or measurements).
     pub(crate) async fn send_decoded<T: crate::decode::Decode>(&self, req: Request) -> Result<T> {
         let resp = self.execute(&req).await?;
-        T::decode_at(&req.path, &resp.body)
+        let decoded = T::decode_at(&req.path, &resp.body);
+        // A body nothing decoded keeps (a fleet pull's measurements) reads the next one.
+        if let Ok(process) = self.process() {
+            process.recycle(resp.body);
+        }
+        decoded
     }
 }
 

@@ -261,15 +261,14 @@ pub(crate) fn front_reply(shared: &Shared, fault: &Fault) -> Option<Reply> {
 /// An error status as the API answers it.
 pub(crate) fn fault_status(path: &str, status: u16, retry_after: Option<u64>) -> Reply {
     let mut reply = match status {
+        // A refusal that states no limit: the simulator does not enforce one for this fault
+        // (its `rate_limit` does, and says so as Ops Manager does), and a client that paces
+        // itself by a stated limit would then pace by one that is not there.
         429 => err(
             429,
             "RATE_LIMITED",
-            format!("Resource {path} is limited to 100 requests every 1 minutes."),
-            vec![
-                serde_json::json!(path),
-                serde_json::json!(100),
-                serde_json::json!(1),
-            ],
+            format!("Too many requests for {path}; retry later."),
+            vec![serde_json::json!(path)],
         ),
         500 => err(500, "UNEXPECTED_ERROR", "Unexpected error.", vec![]),
         503 => err(503, "SERVICE_UNAVAILABLE", "Service Unavailable.", vec![]),

@@ -1,9 +1,10 @@
-//! `client.global_alerts()`: acknowledging and un-acknowledging many alerts at once.
+//! `client.global_alerts()`: the list filters as they go out, acknowledging and
+//! un-acknowledging one alert, and many alerts at once.
 
 use chrono::Utc;
-use opsapi::{AckUntil, Acknowledgement, Error};
+use opsapi::{AckUntil, Acknowledgement, AlertStatus, Error, GlobalAlertsQuery};
 
-use crate::common::{authorized, client, client_with, json_body, sim, API};
+use crate::common::{authorized, client, client_with, json_body, query_pairs, sim, API};
 
 /// Ids of open alerts in the seeded world.
 fn open_alert_ids(sim: &opsapi::sim::Simulator, n: usize) -> Vec<String> {
@@ -17,6 +18,105 @@ fn open_alert_ids(sim: &opsapi::sim::Simulator, n: usize) -> Vec<String> {
         .collect();
     assert_eq!(ids.len(), n, "the seeded world has {n} open alerts");
     ids
+}
+
+#[tokio::test]
+async fn global_alerts_filters_go_out_as_documented() {
+    let sim = sim();
+    let c = client(&sim);
+    let after = opsapi::query::parse_timestamp("t", "2020-01-01T00:00:00Z").unwrap();
+    let before = opsapi::query::parse_timestamp("t", "2100-01-01T00:00:00+01:00").unwrap();
+    let open = c
+        .global_alerts()
+        .list(
+            &GlobalAlertsQuery::new()
+                .status(AlertStatus::Open)
+                .created_on_or_after(after)
+                .created_on_or_before(before),
+        )
+        .await
+        .unwrap();
+    let world = sim.world();
+    let expected = world.alerts.iter().filter(|a| a.status == "OPEN").count();
+    assert_eq!(open.len(), expected);
+    assert_eq!(open.total_count(), expected as u64);
+    assert!(open.iter().all(|a| a.status == Some(AlertStatus::Open)));
+    let reqs = authorized(&sim);
+    assert_eq!(reqs.len(), 1);
+    assert_eq!(reqs[0].path, format!("{API}/globalAlerts"));
+    assert_eq!(
+        query_pairs(&reqs[0]),
+        vec![
+            ("status".into(), "OPEN".into()),
+            ("createdOnOrAfter".into(), "2020-01-01T00:00:00Z".into()),
+            ("createdOnOrBefore".into(), "2099-12-31T23:00:00Z".into()),
+            ("pageNum".into(), "1".into()),
+            ("itemsPerPage".into(), "500".into()),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn acknowledge_and_unacknowledge_send_the_documented_body() {
+    let sim = sim();
+    let c = client(&sim);
+    let world = sim.world();
+    let target = world
+        .alerts
+        .iter()
+        .find(|a| a.status == "OPEN")
+        .unwrap()
+        .id
+        .clone();
+    let until = opsapi::query::parse_timestamp("until", "2099-01-01T00:00:00Z").unwrap();
+    let acked = c
+        .global_alerts()
+        .acknowledge(
+            &target,
+            &Acknowledgement::new(AckUntil::Until(until)).comment("disk resize"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(acked.acknowledged_until, Some(until));
+    assert_eq!(
+        acked.acknowledgement_comment.as_deref(),
+        Some("disk resize")
+    );
+    assert_eq!(
+        acked.acknowledging_username.as_deref(),
+        Some(sim.public_key())
+    );
+    let req = authorized(&sim).pop().unwrap();
+    assert_eq!(req.method, "PATCH");
+    assert_eq!(req.path, format!("{API}/globalAlerts/{target}"));
+    assert_eq!(req.status, 201);
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&req.body).unwrap(),
+        serde_json::json!({"acknowledgedUntil": "2099-01-01T00:00:00Z", "acknowledgementComment": "disk resize"})
+    );
+
+    let read = c.global_alerts().get(&target).await.unwrap();
+    assert_eq!(read.acknowledged_until, Some(until));
+
+    let un = c.global_alerts().unacknowledge(&target).await.unwrap();
+    assert_eq!(un.acknowledged_until, None);
+    let req = authorized(&sim).pop().unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&req.body).unwrap();
+    let sent =
+        opsapi::query::parse_timestamp("x", body["acknowledgedUntil"].as_str().unwrap()).unwrap();
+    assert!(sent < chrono::Utc::now());
+    assert_eq!(body.as_object().unwrap().len(), 1);
+
+    let for_4h = c
+        .global_alerts()
+        .acknowledge(
+            &target,
+            &Acknowledgement::new(AckUntil::For("PT4H".parse().unwrap())),
+        )
+        .await
+        .unwrap();
+    let left = for_4h.acknowledged_until.unwrap() - chrono::Utc::now();
+    assert!(left > chrono::TimeDelta::minutes(239) && left <= chrono::TimeDelta::hours(4));
 }
 
 #[tokio::test]
@@ -84,6 +184,33 @@ async fn acknowledge_many_returns_one_result_per_id_in_order_and_a_bad_id_stops_
 }
 
 #[tokio::test]
+async fn acknowledge_many_refuses_an_unsendable_id_before_any_request() {
+    let sim = sim();
+    let c = client(&sim);
+    let open = open_alert_ids(&sim, 1);
+    let ack = Acknowledgement::new(AckUntil::Forever);
+    let err = c
+        .global_alerts()
+        .acknowledge_many(&[open[0].as_str(), ""], &ack)
+        .await
+        .unwrap_err();
+    match err {
+        Error::InvalidArgument { argument, .. } => assert_eq!(argument, "alert_ids[1]"),
+        other => panic!("expected an argument error, got {other:?}"),
+    }
+    assert!(sim.requests().is_empty(), "nothing was sent");
+    // No ids: no request, no result.
+    let none: [&str; 0] = [];
+    assert!(c
+        .global_alerts()
+        .acknowledge_many(&none, &ack)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(sim.requests().is_empty());
+}
+
+#[tokio::test]
 async fn unacknowledge_many_sends_an_instant_in_the_past_for_each_id() {
     let sim = sim();
     let c = client_with(&sim, |b| b.max_concurrency(2));
@@ -118,31 +245,4 @@ async fn unacknowledge_many_sends_an_instant_in_the_past_for_each_id() {
         assert!(at < Utc::now());
         assert_eq!(body.as_object().unwrap().len(), 1);
     }
-}
-
-#[tokio::test]
-async fn acknowledge_many_refuses_an_unsendable_id_before_any_request() {
-    let sim = sim();
-    let c = client(&sim);
-    let open = open_alert_ids(&sim, 1);
-    let ack = Acknowledgement::new(AckUntil::Forever);
-    let err = c
-        .global_alerts()
-        .acknowledge_many(&[open[0].as_str(), ""], &ack)
-        .await
-        .unwrap_err();
-    match err {
-        Error::InvalidArgument { argument, .. } => assert_eq!(argument, "alert_ids[1]"),
-        other => panic!("expected an argument error, got {other:?}"),
-    }
-    assert!(sim.requests().is_empty(), "nothing was sent");
-    // No ids: no request, no result.
-    let none: [&str; 0] = [];
-    assert!(c
-        .global_alerts()
-        .acknowledge_many(&none, &ack)
-        .await
-        .unwrap()
-        .is_empty());
-    assert!(sim.requests().is_empty());
 }

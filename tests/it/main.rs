@@ -1,9 +1,34 @@
-//! Integration tests against the built-in simulator, one module per resource (the same names
-//! as `src/api/<resource>.rs`): the exact requests that go out and the results that come back.
+//! Integration tests of the client against the built-in simulator: the exact requests that go
+//! out and the results that come back.
+//!
+//! One module per resource, named as `src/api/<resource>.rs` (`access_list`, `alert_configs`,
+//! `databases`, `events`, `global_alerts`, `groups`, `hosts`, `measurements`), and one per
+//! rule of the one send path (`src/client/`): `arguments`, `errors`, `digest`, `retries`,
+//! `time_budget`, `body_cap`, `redirects`, `decode`, `paging`, `rate_limit`. Shared helpers
+//! live in `common`; the loopback servers for what the simulator cannot do in `loopback`.
 
 #![cfg(feature = "sim")] // against the simulator
 
 mod common;
+mod loopback;
+
+mod access_list;
+mod alert_configs;
 mod databases;
+mod events;
 mod global_alerts;
+mod groups;
+mod hosts;
+mod measurements;
+
+mod arguments;
+mod body_cap;
+mod decode;
+mod digest;
+mod errors;
+mod paging;
+#[cfg(feature = "frames")] // fleet pulls (`opsapi::fleet`)
 mod rate_limit;
+mod redirects;
+mod retries;
+mod time_budget;

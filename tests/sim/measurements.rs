@@ -1,13 +1,10 @@
 //! The simulator's measurements: windows, granularities, shapes, determinism, disk truth.
 
-#![cfg(feature = "sim")] // against the simulator
-
-mod sim_common;
-
 use chrono::{DateTime, TimeZone, Utc};
 use opsapi::sim::{Growth, SimConfig};
 use serde_json::Value;
-use sim_common::*;
+
+use crate::common::{start, Api, PREFIX};
 
 fn anchor() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2024, 5, 20, 0, 0, 0).unwrap()

@@ -1,14 +1,11 @@
 //! The standalone `opsapi-sim` command starts, prints its address and keys, and answers.
 
-#![cfg(feature = "sim")] // against the simulator
-
-mod sim_common;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use opsapi::auth::Challenge;
-use sim_common::authorization;
+
+use crate::common::authorization;
 
 struct Child(std::process::Child);
 

@@ -1,5 +1,4 @@
 //! Helpers shared by the simulator's own tests: a tiny Digest signer on top of reqwest.
-#![allow(dead_code)]
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;

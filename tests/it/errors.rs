@@ -1,0 +1,32 @@
+//! A server's error answer becomes a typed API error carrying its status, errorCode, detail
+//! and body.
+
+use opsapi::{Granularity, MeasurementsQuery};
+
+use crate::common::{client, sim};
+
+#[tokio::test]
+async fn not_found_errors_carry_the_api_body() {
+    let sim = sim();
+    let c = client(&sim);
+    let g = sim.group_ids()[0].clone();
+    let err = c.hosts().get(&g, "nope").await.unwrap_err();
+    let api = err.api().unwrap();
+    assert_eq!(api.status, 404);
+    assert_eq!(api.error_code.as_deref(), Some("HOST_NOT_FOUND"));
+    assert_eq!(api.reason.as_deref(), Some("Not Found"));
+    assert!(api.detail.as_deref().unwrap().contains("nope"));
+    assert!(api.body.contains("HOST_NOT_FOUND"));
+    let h = sim.world().hosts[0].clone();
+    let q = MeasurementsQuery::period(Granularity::PT1M, "PT1H".parse().unwrap())
+        .metrics(["NOT_A_METRIC"]);
+    let err = c
+        .measurements()
+        .host(&h.group_id, &h.id, &q)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (err.status(), err.error_code()),
+        (Some(404), Some("INVALID_METRIC_NAME"))
+    );
+}

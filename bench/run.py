@@ -151,6 +151,7 @@ def run_variant(
         "rows": results[-1]["rows"],
         "bytes": results[-1]["bytes"],
         "requests_per_call": max(r["requests"] for r in results) / calls,
+        "failures": results[-1].get("failures"),
         "challenges": max(r["challenges"] for r in results),
         "errors": sum(r["errors"] for r in results),
         "runs": runs,
@@ -197,6 +198,104 @@ def fmt_ratio(x: float) -> str:
 
 def mark(ok: bool) -> str:
     return "met" if ok else "**missed**"
+
+
+def render_round2(
+    fleet: dict, alerts: dict, previous: dict | None, extra: list[str], targets: list[tuple]
+) -> list[str]:
+    """Issue 14's targets, each figure next to the previous run's (bench/RESULTS.json as it
+    was before this run)."""
+    a, b = fleet["fleet_opsapi_sync"], fleet["fleet_opsapi_async"]
+    c, e = fleet["fleet_opsmanager"], fleet["fleet_floor"]
+    al, ac, ae = (alerts[k] for k in ("alerts_opsapi_list", "alerts_opsmanager", "alerts_floor"))
+    before = 323_504_500  # the String-keyed frame of the first round (bench/RESULTS.json)
+
+    def prev(f) -> str:
+        if not previous:
+            return ""
+        try:
+            return f(previous["fleet"], previous["alerts"])
+        except (KeyError, TypeError, ZeroDivisionError):
+            return ""
+
+    best = min(a["seconds"], b["seconds"])
+    rows = [
+        (
+            "fleet: frame bytes ≤ 0.4× the first round's 324 MB",
+            f"{a['bytes'] / 1e6:.0f} MB = {a['bytes'] / before:.2f}×",
+            prev(lambda f, _: f"{f['fleet_opsapi_sync']['bytes'] / 1e6:.0f} MB"),
+            a["bytes"] <= 0.4 * before,
+        ),
+        (
+            "fleet: ≥ 45× faster than `opsmanager` (c)",
+            f"{fmt_ratio(c['seconds'] / a['seconds'])} sync, "
+            f"{fmt_ratio(c['seconds'] / b['seconds'])} async",
+            prev(
+                lambda f, _: fmt_ratio(
+                    f["fleet_opsmanager"]["seconds"] / f["fleet_opsapi_sync"]["seconds"]
+                )
+            ),
+            c["seconds"] / best >= 45,
+        ),
+        (
+            "fleet: ≤ 1.6× the raw-bytes floor (e)",
+            f"{fmt_ratio(a['seconds'] / e['seconds'])} sync, "
+            f"{fmt_ratio(b['seconds'] / e['seconds'])} async",
+            prev(
+                lambda f, _: fmt_ratio(
+                    f["fleet_opsapi_sync"]["seconds"] / f["fleet_floor"]["seconds"]
+                )
+            ),
+            best <= 1.6 * e["seconds"],
+        ),
+        (
+            "fleet: peak RSS ≤ 0.15× (c)'s",
+            f"{a['rss_mb'] / c['rss_mb']:.2f}×",
+            prev(
+                lambda f, _: (
+                    f"{f['fleet_opsapi_sync']['rss_mb'] / f['fleet_opsmanager']['rss_mb']:.2f}×"
+                )
+            ),
+            a["rss_mb"] <= 0.15 * c["rss_mb"],
+        ),
+        (
+            "alerts `list()`: ≥ 10× faster than (c)",
+            fmt_ratio(ac["seconds"] / al["seconds"]),
+            prev(
+                lambda _, x: fmt_ratio(
+                    x["alerts_opsmanager"]["seconds"] / x["alerts_opsapi_list"]["seconds"]
+                )
+            ),
+            ac["seconds"] / al["seconds"] >= 10,
+        ),
+        (
+            "alerts `list()`: ≤ 1.6× its floor (e)",
+            fmt_ratio(al["seconds"] / ae["seconds"]),
+            prev(
+                lambda _, x: fmt_ratio(
+                    x["alerts_opsapi_list"]["seconds"] / x["alerts_floor"]["seconds"]
+                )
+            ),
+            al["seconds"] <= 1.6 * ae["seconds"],
+        ),
+        (
+            "alerts `list()`: peak RSS no higher than the previous run's",
+            f"{al['rss_mb']:.0f} MB",
+            prev(lambda _, x: f"{x['alerts_opsapi_list']['rss_mb']:.0f} MB"),
+            not previous
+            or al["rss_mb"] <= previous["alerts"]["alerts_opsapi_list"]["rss_mb"] * 1.03,
+        ),
+    ] + [(t, v, "", ok) for t, v, ok in targets]
+    lines = list(extra)
+    lines += [
+        "",
+        "## Targets (issue 14), next to the previous run's figures",
+        "",
+        "| target | measured | previous run | |",
+        "|---|---:|---:|---|",
+    ]
+    lines += [f"| {t} | {v} | {p} | {mark(ok)} |" for t, v, p, ok in rows]
+    return lines
 
 
 def render(m: dict[str, str], args: argparse.Namespace, fleet: dict, alerts: dict) -> str:
@@ -311,7 +410,13 @@ def render(m: dict[str, str], args: argparse.Namespace, fleet: dict, alerts: dic
             al["requests_per_call"] <= 1.01,
         ),
     ]
-    lines += ["", "## Targets (issue 7)", "", "| target | measured | |", "|---|---:|---|"]
+    lines += [
+        "",
+        "## Targets (issue 7, the first round)",
+        "",
+        "| target | measured | |",
+        "|---|---:|---|",
+    ]
     lines += [f"| {t} | {v} | {mark(ok)} |" for t, v, ok in rows]
     lines += [
         "",
@@ -345,7 +450,10 @@ def main() -> None:
     ap.add_argument("--fast-runs", type=int, default=5, help="runs of the sub-second variants")
     ap.add_argument("--timeout", type=float, default=240, help="seconds per subprocess")
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
+    ap.add_argument("--no-round2", action="store_true", help="skip issue 14's sections")
     args = ap.parse_args()
+    previous_path = args.out.with_suffix(".json")
+    previous = json.loads(previous_path.read_text()) if previous_path.exists() else None
 
     started = time.monotonic()
     with (
@@ -399,13 +507,35 @@ def main() -> None:
             runs = args.runs if key in slow else args.fast_runs
             alerts[key] = run_variant(sim, key, cfg_path, runs, pages, args.timeout)
 
+        scale, limited = {}, {}
+        if not args.no_round2:
+            import round2
+
+            print("fleets of 10, 100 and 1000 hosts", file=sys.stderr)
+            scale = round2.scaling(sys.modules[__name__], cfg, tmp, args.timeout)
+            print("under a rate limit", file=sys.stderr)
+            limited = round2.rate_limited(sys.modules[__name__], cfg, tmp, args.timeout)
+
     rows = {k: v["rows"] for k, v in fleet.items() if k not in ("fleet_floor", MEMORY_FLOOR[0])}
     if len(set(rows.values())) != 1:
         print(f"warning: the variants disagree on the row count: {rows}", file=sys.stderr)
     report = render(machine(), args, fleet, alerts)
+    if scale:
+        import round2
+
+        extra, targets = round2.render(scale, limited)
+        report += "\n".join(render_round2(fleet, alerts, previous, extra, targets)) + "\n"
+    # The soak section (bench/soak.py, run after this by `make bench`) is kept until it runs.
+    if args.out.exists():
+        old = args.out.read_text()
+        if "\n## Soak" in old:
+            report += "\n## Soak" + old.split("\n## Soak", 1)[1].split("\n## Targets (issue 14)")[0]
     args.out.write_text(report)
-    (args.out.with_suffix(".json")).write_text(
-        json.dumps({"fleet": fleet, "alerts": alerts}, indent=1) + "\n"
+    previous_path.write_text(
+        json.dumps(
+            {"fleet": fleet, "alerts": alerts, "scale": scale, "rate_limited": limited}, indent=1
+        )
+        + "\n"
     )
     print(report)
     print(f"({time.monotonic() - started:.0f} s; written to {args.out})", file=sys.stderr)

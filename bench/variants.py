@@ -252,6 +252,86 @@ def fleet_memory_floor(cfg: dict[str, Any]) -> Callable[[], Any]:
     return run
 
 
+# ---- scaling and rate limits (issue 14) -------------------------------------------------------
+
+
+def _fleet_call(cfg: dict[str, Any], client: Any, targets: list, **extra: Any) -> Any:
+    return client.measurements.fleet(
+        targets,
+        granularity=cfg["granularity"],
+        start=cfg["start"],
+        end=cfg["end"],
+        metrics=cfg["metrics"],
+        progress=False,
+        **extra,
+    )
+
+
+def scale_memory(cfg: dict[str, Any]) -> Callable[[], Any]:
+    """The fleet pull of the first ``cfg["n_hosts"]`` targets into one frame."""
+    import opsapi
+
+    client = opsapi.Client(cfg["base_url"], cfg["public_key"], cfg["private_key"], timeout=120)
+    targets = [tuple(t) for t in cfg["targets"][: cfg["n_hosts"]]]
+    return lambda: _fleet_call(cfg, client, targets)
+
+
+def scale_parquet(cfg: dict[str, Any]) -> Callable[[], Any]:
+    """The same pull written to hive-partitioned Parquet (``fleet_to_parquet``) in a fresh
+    folder (removed at exit); the result names the folder, whose rows are counted after the
+    timing."""
+    import atexit
+    import shutil
+    import tempfile
+    import types
+
+    import opsapi
+
+    client = opsapi.Client(cfg["base_url"], cfg["public_key"], cfg["private_key"], timeout=120)
+    targets = [tuple(t) for t in cfg["targets"][: cfg["n_hosts"]]]
+    root = tempfile.mkdtemp(prefix="opsapi-bench-", dir=cfg.get("tmp"))
+    atexit.register(shutil.rmtree, root, True)
+
+    def run() -> Any:
+        client.measurements.fleet_to_parquet(
+            targets,
+            root,
+            granularity=cfg["granularity"],
+            start=cfg["start"],
+            end=cfg["end"],
+            metrics=cfg["metrics"],
+            progress=False,
+        )
+        return types.SimpleNamespace(parquet=root)
+
+    return run
+
+
+def ratelimit_learned(cfg: dict[str, Any]) -> Callable[[], Any]:
+    """A fleet pull against a server that limits each project: the pace learned from its
+    429s."""
+    import opsapi
+
+    client = opsapi.Client(cfg["base_url"], cfg["public_key"], cfg["private_key"], timeout=120)
+    targets = [tuple(t) for t in cfg["targets"]]
+    return lambda: _fleet_call(cfg, client, targets, keep_going=True)
+
+
+def ratelimit_client(cfg: dict[str, Any]) -> Callable[[], Any]:
+    """The same pull with the client's own opt-in limit at the server's rate."""
+    import opsapi
+
+    client = opsapi.Client(
+        cfg["base_url"],
+        cfg["public_key"],
+        cfg["private_key"],
+        timeout=120,
+        rate_limit=cfg["rate_limit"],
+    )
+    targets = [tuple(t) for t in cfg["targets"]]
+    return lambda: _fleet_call(cfg, client, targets, keep_going=True)
+
+
 # ---- global alerts ----------------------------------------------------------------------------
 
 
@@ -347,6 +427,10 @@ VARIANTS: dict[str, Callable[[dict[str, Any]], Callable[[], Any]]] = {
     "fleet_requests": fleet_requests,
     "fleet_floor": fleet_floor,
     "fleet_memory_floor": fleet_memory_floor,
+    "scale_memory": scale_memory,
+    "scale_parquet": scale_parquet,
+    "ratelimit_learned": ratelimit_learned,
+    "ratelimit_client": ratelimit_client,
     "alerts_floor": alerts_floor,
     "alerts_opsapi_list": alerts_opsapi_list,
     "alerts_opsapi_iter": alerts_opsapi_iter,
@@ -365,7 +449,13 @@ def _physical_bytes(result: Any) -> int | None:
 
     total = 0
     for col in result.get_columns():
-        total += len(col) * (16 if col.dtype == pl.String else 8)
+        if col.dtype == pl.String:
+            width = 16
+        elif col.dtype == pl.Categorical:
+            width = 4  # a u32 category id per row; the categories are shared by the process
+        else:
+            width = 8
+        total += len(col) * width
         total += -(-len(col) // 8) if col.null_count() else 0
     return total
 
@@ -373,6 +463,11 @@ def _physical_bytes(result: Any) -> int | None:
 def _rows(result: Any) -> int:
     if isinstance(result, int):  # the floor: bytes read
         return 0
+    if hasattr(result, "parquet"):  # rows written, from the files' metadata
+        import polars as pl
+
+        files = f"{result.parquet}/**/*.parquet"
+        return int(pl.scan_parquet(files, hive_partitioning=True).select(pl.len()).collect()[0, 0])
     if hasattr(result, "height"):
         return int(result.height)
     return len(result)
@@ -382,7 +477,7 @@ def main() -> None:
     name, cfg_path = sys.argv[1], sys.argv[2]
     with open(cfg_path) as f:
         cfg = json.load(f)
-    if name.startswith("fleet_"):
+    if name.startswith(("fleet_", "scale_", "ratelimit_")):
         # Every fleet variant ends in polars (or, for the floors, imports it): one baseline.
         # Listing alerts needs no polars, and a script that acknowledges alerts does not load
         # it: those variants start from their own imports alone.
@@ -393,7 +488,12 @@ def main() -> None:
     t0 = time.perf_counter()
     result = run()
     seconds = time.perf_counter() - t0
+    failures = None
+    if isinstance(result, tuple):  # keep_going=True: (frame, failures)
+        result, failed = result
+        failures = failed.height
     out = {
+        "failures": failures,
         "seconds": seconds,
         "rss_mb": _rss_mb(),
         "base_rss_mb": base_rss,

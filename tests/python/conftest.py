@@ -33,3 +33,28 @@ def aclient(sim) -> opsapi.AsyncClient:
     sim.set_faults()
     sim.clear_requests()
     return sim.async_client(max_retries=0)
+
+
+def _sent(sim, method=None):
+    """Requests that reached the application (not the Digest challenge round trip)."""
+    return [
+        r for r in sim.requests() if r["authorized"] and (method is None or r["method"] == method)
+    ]
+
+
+@pytest.fixture
+def sent():
+    """``sent(sim, method=None)``: the requests that reached the application."""
+    return _sent
+
+
+@pytest.fixture(scope="module")
+def ids(sim):
+    """Identifiers of the seeded world: the first project, its hosts, alerts, configs, events."""
+    c = sim.client()
+    g = sim.group_ids[0]
+    hosts = c.hosts.list(g)
+    alerts = c.global_alerts.list()
+    configs = c.alert_configs.list(g)
+    events = c.events.list(g)
+    return {"group": g, "hosts": hosts, "alerts": alerts, "configs": configs, "events": events}

@@ -1,5 +1,8 @@
 """Issue 12, the fault matrix: every operation x every fault, sync and async.
 
+(Over 600 lines: the matrix's operations, faults and expected outcomes are tables that read
+best side by side with the one cell runner that checks them.)
+
 Each cell arms one fault, makes one call with a warmed-up client (its Digest challenge known, so
 the fault strikes the operation's own request), and checks what README.md ("What the client
 does when the network or the server misbehaves") and the public surface's contract (API.md)

@@ -1,10 +1,12 @@
-"""client.global_alerts: acknowledging and un-acknowledging many alerts at once, sync and async."""
+"""client.global_alerts: listing, iterating, getting, acknowledging one alert and many at once, sync
+and async."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 
+import polars as pl
 import pytest
 
 import opsapi
@@ -113,3 +115,91 @@ async def test_no_ids_no_request(fresh):
     assert fresh.client().global_alerts.acknowledge_many([], forever=True) == []
     assert await fresh.async_client().global_alerts.unacknowledge_many(()) == []
     assert fresh.requests() == []
+
+
+def test_global_alerts_list_filters(sim, client, sent):
+    after = dt.datetime(2020, 1, 1, tzinfo=UTC)
+    alerts = client.global_alerts.list(status="OPEN", created_on_or_after=after)
+    queries = [r["query"] for r in sent(sim) if r["path"] == f"{API}/globalAlerts"]
+    assert queries and all(
+        "status=OPEN" in q and "createdOnOrAfter=2020-01-01T00%3A00%3A00Z" in q for q in queries
+    )
+    assert len(alerts) == alerts.total_count
+    assert all(a.status == "OPEN" for a in alerts)
+    df = alerts.to_polars()
+    assert df.height == len(alerts)
+    assert df.schema["created"] == pl.Datetime("ms", "UTC")
+    assert "current_value_number" in df.columns
+
+
+def test_list_items_are_the_servers_objects(sim, client):
+    import requests
+    from requests.auth import HTTPDigestAuth
+
+    alerts = client.global_alerts.list()
+    session = requests.Session()
+    session.auth = HTTPDigestAuth(sim.public_key, sim.private_key)
+    r = session.get(
+        sim.base_url.rstrip("/") + f"{API}/globalAlerts",
+        params={"pageNum": 1, "itemsPerPage": 500},
+        timeout=30,
+    )
+    sent_items = r.json()["results"]
+    assert 10 < len(sent_items) == len(alerts)
+    # Every object as sent, in the server's key order.
+    assert [a.to_dict() for a in alerts] == sent_items
+    assert [list(a.to_dict()) for a in alerts] == [list(d) for d in sent_items]
+    # Indexing, slicing and iterating give objects over the same items.
+    assert [a.id for a in alerts[::-3]] == [d["id"] for d in sent_items[::-3]]
+    assert alerts[-2].to_dict() == sent_items[-2]
+    # An item outlives its list.
+    one = alerts[7]
+    del alerts
+    assert one.to_dict() == sent_items[7] and one.id == sent_items[7]["id"]
+
+
+def test_list_iterators_are_lazy_and_independent(client):
+    alerts = client.global_alerts.list()
+    first, second = iter(alerts), iter(alerts)
+    assert iter(first) is first
+    assert next(first).id == alerts[0].id
+    assert next(first).id == alerts[1].id
+    assert next(second).id == alerts[0].id
+    assert [a.id for a in first] == [a.id for a in alerts[2:]]
+    with pytest.raises(StopIteration):
+        next(first)
+    with pytest.raises(StopIteration):
+        next(first)
+    assert len(list(second)) == len(alerts) - 1
+
+
+async def test_global_alerts_iter_sync_and_async(client, aclient):
+    listed = [a.id for a in client.global_alerts.list(status="OPEN")]
+    assert [a.id for a in client.global_alerts.iter(status="OPEN")] == listed
+    got = [a.id async for a in aclient.global_alerts.iter(status="OPEN")]
+    assert got == listed
+
+
+async def test_acknowledge_and_unacknowledge(sim, client, aclient, ids, sent):
+    alert_id = ids["alerts"][0].id
+    a = client.global_alerts.acknowledge(alert_id, duration="PT4H", comment="on it")
+    r = sent(sim, "PATCH")[-1]
+    assert r["path"] == f"{API}/globalAlerts/{alert_id}"
+    body = json.loads(r["body"])
+    assert body["acknowledgementComment"] == "on it"
+    until = dt.datetime.fromisoformat(body["acknowledgedUntil"].replace("Z", "+00:00"))
+    assert abs((until - dt.datetime.now(UTC)) - dt.timedelta(hours=4)) < dt.timedelta(minutes=1)
+    assert a.acknowledged_until is not None and a.acknowledged_until.tzinfo is not None
+    assert a.acknowledgement_comment == "on it"
+    b = await aclient.global_alerts.unacknowledge(alert_id)
+    body = json.loads(sent(sim, "PATCH")[-1]["body"])
+    until = dt.datetime.fromisoformat(body["acknowledgedUntil"].replace("Z", "+00:00"))
+    assert until < dt.datetime.now(UTC)
+    assert isinstance(b, opsapi.GlobalAlert)
+
+
+def test_global_alert_get(sim, client, ids, sent):
+    a = ids["alerts"][0]
+    got = client.global_alerts.get(a.id)
+    assert sent(sim)[-1]["path"] == f"{API}/globalAlerts/{a.id}"
+    assert got.id == a.id

@@ -298,12 +298,9 @@ def render(args: argparse.Namespace, m: dict[str, str], r: dict[str, Any]) -> st
     if faults.get("rate_429"):
         lines += [
             "",
-            'Each 429 of the simulator states a limit ("... is limited to 100 requests every 1 '
-            'minutes"), which it does not enforce; the client paces every later request of that '
-            "project (global resources count as one project) just under a stated limit, for the "
-            "rest of its life (issue 14.3). So after the first 429 of each client and project, "
-            "calls wait for their slot, 0.63 s apart: that, not the faults' retries, is the "
-            "wall time and the latency above. `--shares` runs the mix without 429s.",
+            "The simulator's random 429s state no limit, so each one slows its project to 70 % "
+            "of the rate the client observed before it, and each success raises the pace by 1 % "
+            "again (README, rate limits). `--shares` runs the mix without 429s.",
         ]
     if soak.slow:
         lines += [

@@ -6,8 +6,9 @@
 //! its limit, that project's requests go out evenly spaced just under it, so that a fleet pull
 //! or a listing runs at the rate the server allows instead of being refused over and over. A
 //! 429 that states nothing takes the rate observed just before it down by 30 %, and each
-//! success after that raises it a little again (additive increase, multiplicative decrease),
-//! so the limit of a server that does not state it is still found.
+//! success after that raises it by 1 % again, so the limit of a server that does not state it
+//! is still found; a guess that has climbed past twice the rate the project's requests are
+//! actually sent at limits nothing and is dropped, so a stray 429 slows nothing for long.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -21,12 +22,19 @@ use crate::error::ApiError;
 const STATED_SHARE: f64 = 0.95;
 /// A 429 that states no limit takes the observed rate down to this share of it.
 const DECREASE: f64 = 0.7;
-/// ... and each success raises it by this many requests per second.
-const INCREASE: f64 = 0.05;
+/// ... and each success raises it by this factor: about 36 successes climb back from a cut,
+/// so a server at its limit refuses about one request in 36, and a pace cut by a stray 429 at
+/// a high rate is gone in a fraction of a second (an increase by a fixed step held a soak of
+/// 1 000 calls a second at a fraction of that for minutes).
+const INCREASE: f64 = 1.01;
 /// The slowest pace a guess goes down to (requests per second).
 const FLOOR: f64 = 0.1;
-/// Send instants kept per project, to observe the rate before an unstated 429.
-const RECENT: usize = 64;
+/// A guess above this multiple of the rate requests are sent at is dropped: it no longer
+/// paces anything, and the next unstated 429 starts again from the rate observed then.
+const HEADROOM: f64 = 2.0;
+/// Send instants kept per project, to observe the rate before an unstated 429 (with the
+/// shortest span below, rates up to 2 560 requests a second are observed as they are).
+const RECENT: usize = 256;
 /// The span over which the rate before a 429 is observed.
 const WINDOW: Duration = Duration::from_secs(2);
 
@@ -142,22 +150,21 @@ impl Pacer {
         });
     }
 
-    /// A request to `path` succeeded: a guessed rate rises a little.
+    /// A request to `path` succeeded: a guessed rate rises a little, and is dropped once it
+    /// is well above the rate requests are sent at (see [`HEADROOM`]).
     pub(crate) fn succeeded(&self, path: &str) {
-        let projects = self.projects.lock().unwrap_or_else(|e| e.into_inner());
-        let guessed = projects
-            .get(project_of(path).unwrap_or(""))
-            .is_some_and(|p| matches!(p.learned, Some(Learned::Guessed { .. })));
-        drop(projects);
-        if guessed {
-            self.with(path, |p| {
-                if let Some(Learned::Guessed { rate, since }) = p.learned {
-                    p.learned = Some(Learned::Guessed {
-                        rate: rate + INCREASE,
-                        since,
-                    });
-                }
-            });
+        let mut projects = self.projects.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(p) = projects.get_mut(project_of(path).unwrap_or("")) else {
+            return;
+        };
+        if let Some(Learned::Guessed { rate, since }) = p.learned {
+            let rate = rate * INCREASE;
+            p.learned = if rate > HEADROOM * observed_rate(&p.recent, Instant::now()) {
+                tracing::debug!(target: "opsapi", path, "a 429's pace no longer limits: dropped");
+                None
+            } else {
+                Some(Learned::Guessed { rate, since })
+            };
         }
     }
 
@@ -299,7 +306,36 @@ mod tests {
         assert!((p.learned_rate(path).unwrap() - guess * DECREASE).abs() < 1e-9);
         let low = p.learned_rate(path).unwrap();
         p.succeeded(path);
-        assert!((p.learned_rate(path).unwrap() - (low + INCREASE)).abs() < 1e-9);
+        assert!((p.learned_rate(path).unwrap() - low * INCREASE).abs() < 1e-9);
         assert!(start < Instant::now());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_guess_far_above_the_rate_sent_is_dropped() {
+        let p = Pacer::default();
+        let path = "/groups/g1/hosts";
+        let e = rate_limited("Too many requests.", serde_json::json!([]));
+        // 100 requests a second, then a stray 429: paced at 70 a second.
+        for _ in 0..100 {
+            let _ = p.slot(path, None);
+            tokio::time::advance(Duration::from_millis(10)).await;
+        }
+        p.limited(path, &e, Instant::now());
+        let guess = p.learned_rate(path).unwrap();
+        assert!((guess - 100.0 * DECREASE).abs() < 2.0, "{guess}");
+        // The client still asks for 100 a second, paced while the guess is below that; each
+        // success raises the guess: after ln(2 / 0.7) / ln(1.01) = 106 successes it is past
+        // twice what is sent, and gone.
+        let mut successes = 0;
+        while p.learned_rate(path).is_some() {
+            tokio::time::advance(Duration::from_millis(10)).await;
+            let (at, _) = p.slot(path, None);
+            tokio::time::advance(at.saturating_duration_since(Instant::now())).await;
+            p.succeeded(path);
+            successes += 1;
+            assert!(successes < 200, "{:?}", p.learned_rate(path));
+        }
+        assert!((90..=130).contains(&successes), "{successes}");
+        assert_eq!(p.slot(path, None).0, Instant::now(), "no pacing any more");
     }
 }

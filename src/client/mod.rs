@@ -424,9 +424,9 @@ struct PerProcess {
 }
 
 impl PerProcess {
-    /// How many spare body buffers are kept (as many as requests on the wire by default),
-    /// and the largest kept.
-    const SPARE_BODIES: usize = 8;
+    /// How many spare body buffers are kept (twice the requests on the wire by default:
+    /// bodies are released in bursts), and the largest kept.
+    const SPARE_BODIES: usize = 16;
     const SPARE_BODY_BYTES: usize = 32 << 20;
 
     /// A buffer for a body of about `size` bytes: a spare one if any.

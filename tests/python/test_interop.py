@@ -14,12 +14,9 @@ duckdb = pytest.importorskip("duckdb")
 
 
 @pytest.fixture(scope="module")
-def results(sim):
-    client = sim.client()
-    g = sim.group_ids[0]
-    hosts = client.hosts.list(g)
-    alerts = client.global_alerts.list()
-    m = client.measurements.host(
+def results(sim, ids):
+    g, hosts, alerts = ids["group"], ids["hosts"], ids["alerts"]
+    m = sim.client().measurements.host(
         g, hosts[0].id, granularity="PT1H", period="P1D", metrics=["CONNECTIONS", "OPCOUNTER_CMD"]
     )
     return hosts, alerts, m

@@ -65,70 +65,45 @@ async fn signed_requests_reuse_the_nonce_and_reject_replays() {
         assert_eq!(hash.len(), 40);
         assert!(r.header("x-mongodb-service-version").is_some());
     }
-    // Replayed nc.
-    let r = api
-        .raw(
-            "GET",
-            uri,
-            Some(authorization(u, p, "GET", uri, &c.nonce, 3)),
-            None,
-        )
-        .await;
-    assert_eq!(r.status, 401);
-    assert!(r
-        .header("www-authenticate")
-        .unwrap()
-        .contains("stale=false"));
-    // Wrong password.
-    let r = api
-        .raw(
-            "GET",
-            uri,
-            Some(authorization(u, "nope", "GET", uri, &c.nonce, 9)),
-            None,
-        )
-        .await;
-    assert_eq!(r.status, 401);
-    assert!(r
-        .header("www-authenticate")
-        .unwrap()
-        .contains("stale=false"));
-    // Unknown user.
-    let r = api
-        .raw(
-            "GET",
-            uri,
-            Some(authorization("someone", p, "GET", uri, &c.nonce, 10)),
-            None,
-        )
-        .await;
-    assert_eq!(r.status, 401);
-    // uri that is not the request target.
+    // Refused, each with a fresh challenge (stale=false where the nonce is still good but
+    // the request is wrong).
     let other = "/api/public/v1.0/groups?pageNum=1";
-    let r = api
-        .raw(
-            "GET",
-            uri,
-            Some(authorization(u, p, "GET", other, &c.nonce, 11)),
-            None,
-        )
-        .await;
-    assert_eq!(r.status, 401);
-    // Method mismatch.
-    let r = api
-        .raw(
-            "GET",
-            uri,
-            Some(authorization(u, p, "POST", uri, &c.nonce, 12)),
-            None,
-        )
-        .await;
-    assert_eq!(r.status, 401);
-    // Garbage header never hurts.
-    let r = api
-        .raw("GET", uri, Some("Digest ,,,=\"".into()), None)
-        .await;
-    assert_eq!(r.status, 401);
+    let refused = [
+        (
+            "replayed nc",
+            authorization(u, p, "GET", uri, &c.nonce, 3),
+            true,
+        ),
+        (
+            "wrong password",
+            authorization(u, "nope", "GET", uri, &c.nonce, 9),
+            true,
+        ),
+        (
+            "unknown user",
+            authorization("someone", p, "GET", uri, &c.nonce, 10),
+            false,
+        ),
+        (
+            "uri not the target",
+            authorization(u, p, "GET", other, &c.nonce, 11),
+            false,
+        ),
+        (
+            "method mismatch",
+            authorization(u, p, "POST", uri, &c.nonce, 12),
+            false,
+        ),
+        ("garbage header", "Digest ,,,=\"".to_owned(), false),
+    ];
+    for (case, header, not_stale) in refused {
+        let r = api.raw("GET", uri, Some(header), None).await;
+        assert_eq!(r.status, 401, "{case}");
+        if not_stale {
+            let challenge = r.header("www-authenticate").unwrap();
+            assert!(challenge.contains("stale=false"), "{case}: {challenge}");
+        }
+    }
     let log = sim.requests();
     assert_eq!(log.iter().filter(|r| r.authorized).count(), 3);
 }

@@ -31,6 +31,42 @@ pub struct Request {
     pub query: Vec<(&'static str, String)>,
     /// A JSON body.
     pub body: Option<Vec<u8>>,
+    /// A body that counts from the server's now (an acknowledgement "for 4 hours"): made
+    /// again for each attempt from the server's clock ([`crate::Client::server_time`]), in
+    /// place of `body`, which shows it as of when the request was built.
+    pub(crate) timed_body: Option<TimedBody>,
+}
+
+/// A body made from the server's now when the request is sent.
+#[derive(Clone)]
+pub(crate) struct TimedBody(
+    std::sync::Arc<dyn Fn(chrono::DateTime<chrono::Utc>) -> Result<Vec<u8>> + Send + Sync>,
+);
+
+impl TimedBody {
+    pub(crate) fn new(
+        f: impl Fn(chrono::DateTime<chrono::Utc>) -> Result<Vec<u8>> + Send + Sync + 'static,
+    ) -> Self {
+        Self(std::sync::Arc::new(f))
+    }
+
+    pub(crate) fn at(&self, now: chrono::DateTime<chrono::Utc>) -> Result<Vec<u8>> {
+        (self.0)(now)
+    }
+}
+
+impl std::fmt::Debug for TimedBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TimedBody(..)")
+    }
+}
+
+impl PartialEq for TimedBody {
+    /// Not compared: a request's `body` (compared) shows what its timed body made when it
+    /// was built, and the same acknowledgement built twice makes the same bodies.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Request {
@@ -41,6 +77,7 @@ impl Request {
             path,
             query: Vec::new(),
             body: None,
+            timed_body: None,
         }
     }
 

@@ -10,7 +10,7 @@ use crate::iso8601::{IsoDuration, MAX_DURATION_YEARS};
 use crate::models::time::format_timestamp;
 use crate::models::{AlertStatus, GlobalAlert};
 use crate::paging::{list_all, stream_all, AlertList};
-use crate::request::{PathBuilder, Request};
+use crate::request::{PathBuilder, Request, TimedBody};
 
 /// The request of every id of an `*_many` call, all resolved against one `now` and all
 /// checked before any is sent (an invalid id is named by its position: `alert_ids[3]`).
@@ -60,7 +60,9 @@ pub fn get_request(alert_id: &str) -> Result<Request> {
 }
 
 /// `PATCH /globalAlerts/{alert_id}` with `acknowledgedUntil` (resolved against `now`) and
-/// `acknowledgementComment`.
+/// `acknowledgementComment`. An acknowledgement that counts from now (a duration, forever,
+/// un-acknowledge) is resolved again against the server's clock for each attempt when the
+/// client sends it: `body` shows it as of `now`.
 ///
 /// ```
 /// use opsapi::{api::global_alerts::acknowledge_request, AckUntil, Acknowledgement, Method};
@@ -80,7 +82,14 @@ pub fn acknowledge_request(
 ) -> Result<Request> {
     ack.validate()?;
     let path = alert_path(alert_id)?;
-    Ok(Request::patch_json(path, &ack.to_body(now)?))
+    let mut req = Request::patch_json(path, &ack.to_body(now)?);
+    if !matches!(ack.until, AckUntil::Until(_)) {
+        let ack = ack.clone();
+        req.timed_body = Some(TimedBody::new(move |now| {
+            Ok(ack.to_body(now)?.to_string().into_bytes())
+        }));
+    }
+    Ok(req)
 }
 
 impl GlobalAlerts<'_> {
@@ -137,7 +146,7 @@ impl GlobalAlerts<'_> {
     /// # Ok(()) }
     /// ```
     pub async fn acknowledge(&self, alert_id: &str, ack: &Acknowledgement) -> Result<GlobalAlert> {
-        let req = acknowledge_request(alert_id, ack, Utc::now())?;
+        let req = acknowledge_request(alert_id, ack, self.client.server_time())?;
         self.client.send_decoded(req).await
     }
 
@@ -167,7 +176,7 @@ impl GlobalAlerts<'_> {
         alert_ids: &[S],
         ack: &Acknowledgement,
     ) -> Result<Vec<Result<GlobalAlert>>> {
-        let requests = acknowledge_many_requests(alert_ids, ack, Utc::now())?;
+        let requests = acknowledge_many_requests(alert_ids, ack, self.client.server_time())?;
         let client = self.client;
         Ok(futures_util::stream::iter(requests)
             .map(|req| client.send_decoded::<GlobalAlert>(req))

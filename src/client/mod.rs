@@ -4,21 +4,26 @@
 //! (Over 600 lines: the builder's settings, each with its check and doc test, are most of
 //! it; sending is in send.rs and pacing in pace.rs.)
 
+mod base_url;
 mod pace;
 mod send;
+mod server;
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use reqwest::header::HeaderValue;
-use url::Url;
 
 use crate::auth::{Credentials, DigestSession};
 use crate::error::{Error, Result};
 pub use crate::request::API_PATH;
 
+pub use base_url::redact_url;
+use base_url::{maskable, normalize_base_url};
 pub(crate) use send::error_chain;
+use server::ServerClock;
+pub use server::ServiceVersion;
 
 /// The default user agent: `opsapi/<version>`.
 pub const DEFAULT_USER_AGENT: &str = concat!("opsapi/", env!("CARGO_PKG_VERSION"));
@@ -34,46 +39,6 @@ pub const MAX_CONCURRENCY_LIMIT: usize = 1024;
 
 /// The longest time budget of one request (one day).
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
-
-/// The service version the server reports in `X-Vendor-Service-Version` (or the live name
-/// `X-MongoDB-Service-Version`): `gitHash=...; versionString=...`.
-///
-/// ```
-/// use opsapi::ServiceVersion;
-/// let v = ServiceVersion::parse("gitHash=ca9b4ac; versionString=current");
-/// assert_eq!(v.version_string.as_deref(), Some("current"));
-/// assert_eq!(ServiceVersion::parse("gitHash=abc;").version_string, None);
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub struct ServiceVersion {
-    /// `gitHash`
-    pub git_hash: Option<String>,
-    /// `versionString`
-    pub version_string: Option<String>,
-}
-
-impl ServiceVersion {
-    /// Parses the header value, tolerating missing parts and unknown keys.
-    pub fn parse(header: &str) -> Self {
-        let mut v = Self::default();
-        for part in header.split(';') {
-            let Some((k, val)) = part.split_once('=') else {
-                continue;
-            };
-            let val = val.trim();
-            if val.is_empty() {
-                continue;
-            }
-            match k.trim() {
-                "gitHash" => v.git_hash = Some(val.to_string()),
-                "versionString" => v.version_string = Some(val.to_string()),
-                _ => {}
-            }
-        }
-        v
-    }
-}
 
 /// Builds a [`Client`]. Every setting is checked by [`ClientBuilder::build`], which names the
 /// setting at fault.
@@ -242,6 +207,7 @@ impl ClientBuilder {
                 config,
                 process,
                 server_version: RwLock::new(None),
+                server_clock: ServerClock::default(),
                 pacer: pace::Pacer::default(),
             }),
         })
@@ -493,98 +459,6 @@ impl PerProcess {
     }
 }
 
-/// Accepts `https://host:port`, `https://host:port/`, `https://host:port/api/public/v1.0`
-/// or a prefix behind a proxy (`https://host/ops`), and returns the API's base URL.
-///
-/// Messages never echo what could be a secret pasted by mistake: the user info, query and
-/// fragment of the URL are left out and the private key, wherever it is, is masked.
-fn normalize_base_url(base: &str, secret: Option<&str>) -> Result<String> {
-    let shown = || redact_url(base, secret);
-    let trimmed = base.trim().trim_end_matches('/');
-    let url = Url::parse(trimmed).map_err(|e| {
-        Error::invalid_argument("base_url", format!("`{}` is not a URL: {e}", shown()))
-    })?;
-    if url.scheme() != "http" && url.scheme() != "https" {
-        return Err(Error::invalid_argument(
-            "base_url",
-            format!("`{}` must start with https:// or http://", shown()),
-        ));
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(Error::invalid_argument(
-            "base_url",
-            format!(
-                "`{}` must not hold credentials; pass the API keys separately",
-                shown()
-            ),
-        ));
-    }
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err(Error::invalid_argument(
-            "base_url",
-            format!("`{}` must not have a query or fragment", shown()),
-        ));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err(Error::invalid_argument(
-            "base_url",
-            format!("`{}` has no host", shown()),
-        ));
-    }
-    if let Some(secret) = maskable(secret) {
-        if base.contains(secret) {
-            return Err(Error::invalid_argument(
-                "base_url",
-                format!(
-                    "`{}` contains the private key; pass the keys separately",
-                    shown()
-                ),
-            ));
-        }
-    }
-    let s = url.as_str().trim_end_matches('/');
-    Ok(if s.ends_with(API_PATH) {
-        s.to_string()
-    } else {
-        format!("{s}{API_PATH}")
-    })
-}
-
-/// A URL as it may be shown in a message: without user info, query or fragment (where keys
-/// get pasted), and with `secret` masked wherever else it occurs.
-///
-/// ```
-/// # use opsapi::redact_url;
-/// let key = "5f1c2e3a-private";
-/// assert_eq!(redact_url(&format!("https://pub:{key}@om:8443/x?k={key}"), None), "https://***@om:8443/x?***");
-/// assert_eq!(redact_url(&format!("https://om:8443/{key}/api"), Some(key)), "https://om:8443/***/api");
-/// ```
-pub fn redact_url(url: &str, secret: Option<&str>) -> String {
-    let mut s = url.trim().to_string();
-    // The query and fragment go first: user info is only looked for before them.
-    if let Some(i) = s.find(['?', '#']) {
-        s.truncate(i);
-        s.push_str("?***");
-    }
-    let authority_start = s.find("://").map_or(0, |i| i + 3);
-    let authority_end = s[authority_start..]
-        .find('/')
-        .map_or(s.len(), |i| authority_start + i);
-    if let Some(at) = s[authority_start..authority_end].rfind('@') {
-        s.replace_range(authority_start..authority_start + at, "***");
-    }
-    match maskable(secret) {
-        Some(k) => s.replace(k, "***"),
-        None => s,
-    }
-}
-
-/// The secret to mask in messages. Real private keys are UUIDs; a key of a few characters
-/// (a test's `"k"`) would mask ordinary words, so it is not looked for.
-fn maskable(secret: Option<&str>) -> Option<&str> {
-    secret.filter(|k| k.len() >= 8)
-}
-
 /// A client of the API. Cheap to clone: clones share connections and the Digest session.
 ///
 /// # Retries and the time budget
@@ -621,6 +495,7 @@ pub(crate) struct Inner {
     config: Config,
     process: RwLock<Arc<PerProcess>>,
     server_version: RwLock<Option<ServiceVersion>>,
+    pub(crate) server_clock: ServerClock,
     pub(crate) pacer: pace::Pacer,
 }
 
@@ -704,6 +579,19 @@ impl Client {
             .clone()
     }
 
+    /// The server's clock as its answers' `Date` headers show it (to the second), where it is
+    /// more than 2 s from this machine's; else, and before any answer, this machine's clock.
+    /// Acknowledgements count from it: "for 4 hours" is 4 hours of the server's time.
+    ///
+    /// ```
+    /// let client = opsapi::Client::builder("https://om:8443").build().unwrap();
+    /// let (before, now) = (chrono::Utc::now(), client.server_time());
+    /// assert!(now >= before && now <= chrono::Utc::now());
+    /// ```
+    pub fn server_time(&self) -> chrono::DateTime<chrono::Utc> {
+        self.inner.server_clock.now()
+    }
+
     /// The connection pool and Digest session of this process: after a `fork`, the child
     /// builds its own on first use, and the parent's stay as they were.
     fn process(&self) -> Result<Arc<PerProcess>> {
@@ -732,60 +620,6 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base_urls_are_normalized() {
-        for (input, want) in [
-            ("https://om:8443", "https://om:8443/api/public/v1.0"),
-            ("https://om:8443/", "https://om:8443/api/public/v1.0"),
-            (
-                "https://om:8443/api/public/v1.0",
-                "https://om:8443/api/public/v1.0",
-            ),
-            (
-                "https://om:8443/api/public/v1.0/",
-                "https://om:8443/api/public/v1.0",
-            ),
-            (
-                "http://127.0.0.1:1/ops",
-                "http://127.0.0.1:1/ops/api/public/v1.0",
-            ),
-        ] {
-            assert_eq!(normalize_base_url(input, None).unwrap(), want);
-        }
-        for bad in [
-            "om:8443",
-            "ftp://om",
-            "https://u:p@om",
-            "https://om/?x=1",
-            "",
-        ] {
-            assert!(normalize_base_url(bad, None).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn a_key_pasted_into_the_base_url_is_never_echoed() {
-        let key = "0c2e7a4b-5f21-4a8e-9d3b-6f1e2a3b4c5d";
-        for url in [
-            format!("https://pub:{key}@om:8443"),
-            format!("https://{key}@om:8443"),
-            format!("https://om:8443/{key}"),
-            format!("https://om:8443/?key={key}"),
-            format!("https://om:8443/#{key}"),
-            format!("om:8443/{key}"),
-            format!("https://om:8443 {key}"),
-        ] {
-            let err = normalize_base_url(&url, Some(key)).unwrap_err().to_string();
-            assert!(!err.contains(key), "{err}");
-            assert!(err.contains("`base_url`"), "{err}");
-        }
-        // Without the key at hand, the user info, query and fragment are still left out.
-        let err = normalize_base_url(&format!("https://u:{key}@om"), None)
-            .unwrap_err()
-            .to_string();
-        assert!(!err.contains(key), "{err}");
-    }
 
     #[test]
     fn settings_out_of_range_name_the_setting() {
@@ -829,18 +663,5 @@ mod tests {
             arg(b().max_response_bytes(0)),
             "max_response_bytes: must be a positive number of bytes, not 0"
         );
-    }
-
-    #[test]
-    fn service_versions_tolerate_missing_parts() {
-        assert_eq!(
-            ServiceVersion::parse("gitHash=9aedcdd; versionString=v20200901"),
-            ServiceVersion {
-                git_hash: Some("9aedcdd".into()),
-                version_string: Some("v20200901".into())
-            }
-        );
-        assert_eq!(ServiceVersion::parse("versionString=x").git_hash, None);
-        assert_eq!(ServiceVersion::parse(""), ServiceVersion::default());
     }
 }

@@ -49,7 +49,10 @@ fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
         return Some(Duration::from_secs(secs));
     }
     let when = chrono::DateTime::parse_from_rfc2822(v).ok()?;
-    let delta = when.with_timezone(&chrono::Utc) - chrono::Utc::now();
+    // An HTTP date counts from the answer's own `Date` (RFC 9110, 10.2.3), so that a skew
+    // between the clocks does not lengthen or cut the wait.
+    let now = super::server::http_date(headers).unwrap_or_else(chrono::Utc::now);
+    let delta = when.with_timezone(&chrono::Utc) - now;
     Some(delta.to_std().unwrap_or(Duration::ZERO))
 }
 
@@ -200,10 +203,12 @@ impl Client {
             if let Some(s) = &signed {
                 rb = rb.header(AUTHORIZATION, &s.header);
             }
-            if let Some(body) = &req.body {
-                rb = rb
-                    .header(CONTENT_TYPE, "application/json")
-                    .body(body.clone());
+            let body = match &req.timed_body {
+                Some(timed) => Some(timed.at(self.server_time())?),
+                None => req.body.clone(),
+            };
+            if let Some(body) = body {
+                rb = rb.header(CONTENT_TYPE, "application/json").body(body);
             }
             let started = std::time::Instant::now();
             let mut resp = match rb.send().await {
@@ -230,6 +235,9 @@ impl Client {
                 }
             };
             let status = resp.status();
+            self.inner
+                .server_clock
+                .observe(resp.headers(), chrono::Utc::now());
 
             if status.is_redirection() {
                 if let Some(next) = self.redirect(req, &url, &resp, &mut redirects)? {

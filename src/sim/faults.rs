@@ -32,7 +32,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use hyper::body::{Frame, SizeHint};
 
-use super::server::{challenge, err, Reply, Shared};
+use super::reply::{err, reason, Reply};
 
 /// Standing faults: each request draws against these rates.
 #[derive(Debug, Clone, PartialEq)]
@@ -233,8 +233,9 @@ impl Fault {
     }
 }
 
-/// What a fault in front of the API answers instead of it; `None` for a reset.
-pub(crate) fn front_reply(shared: &Shared, fault: &Fault) -> Option<Reply> {
+/// What a fault in front of the API answers instead of it; `None` for a reset (and for
+/// [`Fault::Challenge`], whose fresh nonce the server issues).
+pub(crate) fn front_reply(fault: &Fault) -> Option<Reply> {
     match fault {
         Fault::HtmlPage { status } => Some(html_page(*status)),
         Fault::Redirect { status, location } => {
@@ -253,7 +254,6 @@ pub(crate) fn front_reply(shared: &Shared, fault: &Fault) -> Option<Reply> {
             "You are not authorized for this resource.",
             vec![],
         )),
-        Fault::Challenge { stale } => Some(challenge(shared, *stale)),
         _ => None,
     }
 }
@@ -272,7 +272,7 @@ pub(crate) fn fault_status(path: &str, status: u16, retry_after: Option<u64>) ->
         ),
         500 => err(500, "UNEXPECTED_ERROR", "Unexpected error.", vec![]),
         503 => err(503, "SERVICE_UNAVAILABLE", "Service Unavailable.", vec![]),
-        s => err(s, "UNEXPECTED_ERROR", super::server::reason(s), vec![]),
+        s => err(s, "UNEXPECTED_ERROR", reason(s), vec![]),
     };
     if let Some(secs) = retry_after {
         reply.headers.push(("retry-after", secs.to_string()));
@@ -285,7 +285,7 @@ pub(crate) fn html_page(status: u16) -> Reply {
     let title = if status == 200 {
         "Sign in to the corporate proxy".to_string()
     } else {
-        format!("{status} {}", super::server::reason(status))
+        format!("{status} {}", reason(status))
     };
     let mut r = Reply::json(status, Vec::new());
     r.body = Bytes::from(format!(

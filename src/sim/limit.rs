@@ -6,16 +6,17 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
 
-use super::server::{err, Reply};
+use super::reply::{err, Reply};
 
 #[derive(Debug)]
 struct Bucket {
     tokens: f64,
-    at: Instant,
+    /// The simulator's clock ([`super::clock::Clock::elapsed`]) at the last refill.
+    at: Duration,
 }
 
 /// The buckets of every project, and the rate (requests per second per project; `None`: no
@@ -42,20 +43,20 @@ impl RateLimiter {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).0
     }
 
-    /// Takes a token of `project`'s bucket; `Err(wait)` when there is none, with the time
-    /// until there is one.
-    pub(crate) fn take(&self, project: &str) -> Result<(), Duration> {
+    /// Takes a token of `project`'s bucket at `now` (the simulator's clock, so that a fixed
+    /// clock refills nothing until it is advanced); `Err(wait)` when there is none, with the
+    /// time until there is one.
+    pub(crate) fn take(&self, project: &str, now: Duration) -> Result<(), Duration> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let Some(rate) = state.0.filter(|r| *r > 0.0) else {
             return Ok(());
         };
         let capacity = rate.max(1.0);
-        let now = Instant::now();
         let bucket = state.1.entry(project.to_owned()).or_insert(Bucket {
             tokens: capacity,
             at: now,
         });
-        let refill = now.duration_since(bucket.at).as_secs_f64() * rate;
+        let refill = now.saturating_sub(bucket.at).as_secs_f64() * rate;
         bucket.tokens = (bucket.tokens + refill).min(capacity);
         bucket.at = now;
         if bucket.tokens >= 1.0 {
@@ -94,16 +95,29 @@ mod tests {
     #[test]
     fn a_bucket_holds_one_second_and_refills() {
         let l = RateLimiter::new(Some(5.0));
+        let t0 = Duration::from_secs(7);
         for _ in 0..5 {
-            assert!(l.take("g1").is_ok());
+            assert!(l.take("g1", t0).is_ok());
         }
-        let wait = l.take("g1").unwrap_err();
-        assert!(wait <= Duration::from_millis(200), "{wait:?}");
-        assert!(l.take("g2").is_ok(), "each project has its own bucket");
-        std::thread::sleep(Duration::from_millis(220));
-        assert!(l.take("g1").is_ok());
+        let near = |r: Result<(), Duration>, ms: u64| {
+            let wait = r.unwrap_err();
+            assert!(
+                wait.abs_diff(Duration::from_millis(ms)) < Duration::from_micros(1),
+                "{wait:?}"
+            );
+        };
+        near(l.take("g1", t0), 200);
+        let t1 = t0 + Duration::from_millis(150);
+        near(l.take("g1", t1), 50);
+        assert!(l.take("g2", t1).is_ok(), "each project has its own bucket");
+        let t2 = t0 + Duration::from_millis(200);
+        assert!(l.take("g1", t2).is_ok());
+        assert!(l.take("g1", t2).is_err());
+        // A long pause fills the bucket to one second's worth, no more.
+        let t3 = t2 + Duration::from_secs(60);
+        assert_eq!((0..10).filter(|_| l.take("g1", t3).is_ok()).count(), 5);
         l.set(None);
-        assert!((0..100).all(|_| l.take("g1").is_ok()));
+        assert!((0..100).all(|_| l.take("g1", t3).is_ok()));
     }
 
     #[test]

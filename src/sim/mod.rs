@@ -43,22 +43,25 @@
 //! (Over 600 lines: the simulator's whole public surface, configuration, request log and
 //! truth accessors; the server, world and faults have files of their own.)
 
+mod aim;
 pub mod cli;
+mod clock;
 mod faults;
 mod fmt;
 mod limit;
 mod metrics;
+mod reply;
 mod rng;
 mod server;
 mod tls;
 mod world;
 
-use std::collections::VecDeque;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 
+pub use aim::{Aim, Hold};
 pub use faults::{Fault, Faults};
 pub use tls::SimTls;
 pub use world::{
@@ -86,9 +89,17 @@ pub struct SimConfig {
     pub port: u16,
     /// Address to bind (default 127.0.0.1).
     pub bind: std::net::IpAddr,
-    /// The instant seeded times are relative to; `None` = midnight UTC of the start day.
-    /// Fix it to make two simulators agree whatever day they run.
+    /// The instant seeded times are relative to; `None` = [`SimConfig::now`] when that is
+    /// given, else midnight UTC of the start day.
     pub anchor: Option<DateTime<Utc>>,
+    /// A fixed "now" (`None`, the default: the wall clock). The world is anchored there
+    /// (unless [`SimConfig::anchor`] says otherwise), `period` windows end there, and the
+    /// clock stands still until [`Simulator::advance`] moves it: acknowledgements run out,
+    /// nonces go stale ([`SimConfig::nonce_lifetime`]) and rate-limit tokens come back only
+    /// then. So a test's expectations do not depend on the hour it runs at or on how loaded
+    /// the machine is. Answers carry it in their `Date` header, which clients use as the
+    /// server's clock.
+    pub now: Option<DateTime<Utc>>,
     /// Upper bound of the rendered-body cache, in bytes (0 disables it).
     pub cache_bytes: usize,
     /// Whether to keep the request log (on by default).
@@ -116,6 +127,7 @@ impl Default for SimConfig {
             port: 0,
             bind: std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
             anchor: None,
+            now: None,
             cache_bytes: 512 << 20,
             log_requests: true,
             tls: None,
@@ -144,6 +156,9 @@ pub struct RequestRecord {
     /// The faults that struck it ([`Fault::label`], or `rate_429`, `rate_reset`, ... for a
     /// standing rate), in the order they struck.
     pub faults: Vec<String>,
+    /// When it arrived, after the simulator started, by the machine's monotonic clock (not
+    /// [`SimConfig::now`]'s): the gaps between a call's attempts show the waits it honoured.
+    pub arrived: Duration,
 }
 
 /// The seeded disk growth of one partition: the truth a capacity forecast should find.
@@ -215,9 +230,6 @@ pub struct DatabaseTruth {
     pub anchor: DateTime<Utc>,
 }
 
-/// The queue of one-shot faults.
-pub(crate) type FaultQueue = Mutex<VecDeque<Fault>>;
-
 /// The API keys of a simulator.
 #[derive(Clone)]
 pub(crate) struct Keys {
@@ -259,11 +271,12 @@ impl Simulator {
     /// Seeds the world, binds the port and serves on a thread of its own with its own tokio
     /// runtime. Returns once the socket is listening.
     pub fn start(config: SimConfig) -> std::io::Result<Simulator> {
-        let anchor = config.anchor.unwrap_or_else(|| {
+        let anchor = config.anchor.or(config.now).unwrap_or_else(|| {
             Utc::now()
                 .duration_trunc(TimeDelta::days(1))
                 .unwrap_or_else(|_| Utc::now())
         });
+        let clock = clock::Clock::new(config.now);
         let world = world::generate(
             config.seed,
             config.projects,
@@ -307,7 +320,13 @@ impl Simulator {
                 .enable_all()
                 .build()?
         };
-        let shared = Arc::new(server::Shared::new(config, world, keys, base_url.clone()));
+        let shared = Arc::new(server::Shared::new(
+            config,
+            world,
+            keys,
+            base_url.clone(),
+            clock,
+        ));
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let (done_tx, done_rx) = mpsc::channel();
         let s2 = shared.clone();
@@ -452,22 +471,41 @@ impl Simulator {
 
     /// Queues `count` copies of a one-shot fault: each strikes the next request it applies to
     /// (see [`Fault`]). Queue many of a kind for a fault on every request ("endless 401s").
+    ///
+    /// Any request it applies to takes it, a request of an earlier call still in flight
+    /// included: where that matters, aim it ([`Simulator::inject_at`]).
     pub fn inject(&self, fault: Fault, count: usize) {
-        let mut q = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
-        for _ in 0..count {
-            q.push_back(fault.clone());
-        }
+        self.inject_at(Aim::new(), fault, count);
+    }
+
+    /// Queues `count` copies of a one-shot fault for the requests `aim` matches only: the
+    /// first strikes the `aim.nth`-th of them, the others the ones after it.
+    pub fn inject_at(&self, aim: Aim, fault: Fault, count: usize) {
+        self.shared.queue.push(aim, fault, count);
+    }
+
+    /// Keeps the next request `aim` matches waiting on arrival (in the log, not yet handled)
+    /// until the returned [`Hold`] is released or dropped: explicit order between requests,
+    /// where a sleep would only make one likely.
+    pub fn hold(&self, aim: Aim) -> Hold {
+        self.shared.holds.add(aim)
+    }
+
+    /// The simulator's time: [`SimConfig::now`] plus what [`Simulator::advance`] added, or
+    /// the wall clock plus that.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.shared.clock.now()
+    }
+
+    /// Moves the simulator's clock forward: acknowledgements that end before the new time
+    /// have run out, nonces older than their lifetime are stale, rate-limit buckets refill.
+    pub fn advance(&self, by: Duration) {
+        self.shared.clock.advance(by);
     }
 
     /// The one-shot faults still queued, oldest first.
     pub fn injected(&self) -> Vec<Fault> {
-        self.shared
-            .queue
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .cloned()
-            .collect()
+        self.shared.queue.faults()
     }
 
     /// TCP connections accepted so far (a TLS handshake that fails still counts one; it
@@ -480,18 +518,14 @@ impl Simulator {
 
     /// Drops every queued one-shot fault.
     pub fn clear_injected(&self) {
-        self.shared
-            .queue
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        self.shared.queue.clear();
     }
 
     /// A snapshot of the world as it is now (acknowledgements that have expired removed,
     /// deleted access-list entries gone).
     pub fn world(&self) -> World {
         let mut w = self.shared.world_read().clone();
-        let now = Utc::now();
+        let now = self.shared.clock.now();
         for a in &mut w.alerts {
             a.expire_ack(now);
         }

@@ -6,7 +6,6 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
-use std::time::Instant;
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -18,6 +17,8 @@ use hyper_util::rt::TokioIo;
 use percent_encoding::{percent_decode_str, utf8_percent_encode};
 use serde_json::{json, Map, Value};
 
+use super::aim::{Arrival, FaultQueue, Holds};
+use super::clock::Clock;
 use super::faults::{
     fault_status, front_reply, garble, html_page, invalid_utf8, Abort, Shape, SimBody, Stage,
 };
@@ -25,9 +26,10 @@ use super::fmt::{iso, parse_duration, parse_time, push_str};
 use super::metrics::{
     render_measurements, MetricDef, Source, DATABASE_METRICS, DISK_METRICS, HOST_METRICS,
 };
+pub(crate) use super::reply::{err, Reply};
 use super::rng::SplitMix64;
 use super::world::{Alert, Host, World};
-use super::{Fault, FaultQueue, Faults, Keys, RequestRecord, SimConfig};
+use super::{Fault, Faults, Keys, RequestRecord, SimConfig};
 
 mod auth;
 mod handlers;
@@ -58,7 +60,8 @@ struct ListEntry {
 }
 
 struct NonceState {
-    issued: Instant,
+    /// [`Clock::elapsed`] when it was issued.
+    issued: std::time::Duration,
     used: HashSet<u32>,
 }
 
@@ -79,6 +82,10 @@ pub(crate) struct Shared {
     pub anchor: DateTime<Utc>,
     pub faults: Mutex<Faults>,
     pub queue: FaultQueue,
+    /// Requests to keep waiting until a test releases them.
+    pub holds: Holds,
+    /// The simulator's time ([`SimConfig::now`]).
+    pub clock: Clock,
     /// The per-project request limit.
     pub limiter: super::limit::RateLimiter,
     /// The request log in arrival order, each record with its sequence number.
@@ -102,7 +109,13 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Shared {
-    pub fn new(config: SimConfig, world: World, keys: Keys, base_url: String) -> Self {
+    pub fn new(
+        config: SimConfig,
+        world: World,
+        keys: Keys,
+        base_url: String,
+        clock: Clock,
+    ) -> Self {
         let seed = config.seed
             ^ std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -115,7 +128,9 @@ impl Shared {
             base_url,
             anchor: world.anchor,
             world: RwLock::new(world),
-            queue: Mutex::new(VecDeque::new()),
+            queue: FaultQueue::default(),
+            holds: Holds::default(),
+            clock,
             log: Mutex::new(Vec::new()),
             log_seq: AtomicU64::new(0),
             connections: AtomicU64::new(0),
@@ -150,23 +165,22 @@ impl Shared {
         let mut nonces = lock(&self.nonces);
         if nonces.len() > 10_000 {
             let keep = self.nonce_lifetime() + std::time::Duration::from_secs(600);
-            nonces.retain(|_, s| s.issued.elapsed() < keep);
+            let now = self.clock.elapsed();
+            nonces.retain(|_, s| now.saturating_sub(s.issued) < keep);
         }
         nonces.insert(
             nonce.clone(),
             NonceState {
-                issued: Instant::now(),
+                issued: self.clock.elapsed(),
                 used: HashSet::new(),
             },
         );
         nonce
     }
 
-    /// Takes the first queued fault that `pred` accepts.
-    fn take_fault(&self, pred: impl Fn(&Fault) -> bool) -> Option<Fault> {
-        let mut q = lock(&self.queue);
-        let i = q.iter().position(pred)?;
-        q.remove(i)
+    /// Takes the first queued fault that `pred` accepts and that is aimed at `req`.
+    fn take_fault(&self, req: &Arrival<'_>, pred: impl Fn(&Fault) -> bool) -> Option<Fault> {
+        self.queue.take(req, pred)
     }
 }
 
@@ -279,6 +293,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
         signed: authz.is_some(),
         authorized: false,
         faults: Vec::new(),
+        arrived: shared.clock.real_elapsed(),
     };
     // The record takes its place in the log on arrival and gets its status at the end.
     let seq = shared.log_seq.fetch_add(1, Ordering::Relaxed);
@@ -293,13 +308,21 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
             }
         }
     };
+    let arrival = Arrival {
+        method: &method,
+        path: &path,
+        query: query.as_deref(),
+    };
+    if let Some(hold) = shared.holds.take(&arrival) {
+        hold.wait().await;
+    }
     let faults = lock(&shared.faults).clone();
     if !faults.latency.is_zero() {
         tokio::time::sleep(faults.latency).await;
     }
 
     // In front of the API: any request, before its signature is checked.
-    let front = shared.take_fault(|f| f.stage() == Stage::Front);
+    let front = shared.take_fault(&arrival, |f| f.stage() == Stage::Front);
     let reset = match &front {
         Some(f) => {
             record.faults.push(f.label());
@@ -317,9 +340,15 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
         log(&record);
         return Err(Abort);
     }
-    let mut reply = if let Some(reply) = front.and_then(|f| front_reply(&shared, &f)) {
+    let mut reply = if let Some(Fault::Challenge { stale }) = front {
+        challenge(&shared, stale)
+    } else if let Some(reply) = front.and_then(|f| front_reply(&f)) {
         reply
-    } else if authz.is_some() && shared.take_fault(|f| *f == Fault::StaleNonce).is_some() {
+    } else if authz.is_some()
+        && shared
+            .take_fault(&arrival, |f| *f == Fault::StaleNonce)
+            .is_some()
+    {
         record.faults.push(Fault::StaleNonce.label());
         challenge(&shared, true)
     } else {
@@ -343,7 +372,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
     // After the handler: the request was applied.
     let mut stall = None;
     if record.authorized {
-        if let Some(f) = shared.take_fault(|f| f.stage() == Stage::After) {
+        if let Some(f) = shared.take_fault(&arrival, |f| f.stage() == Stage::After) {
             record.faults.push(f.label());
             match f {
                 Fault::ResetAfterApplied => {
@@ -363,7 +392,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
     // On the body of an answer that has one.
     let mut shape = Shape::Whole;
     if record.authorized && reply.status != 401 && !reply.body.is_empty() {
-        if let Some(f) = shared.take_fault(|f| f.stage() == Stage::Body) {
+        if let Some(f) = shared.take_fault(&arrival, |f| f.stage() == Stage::Body) {
             record.faults.push(f.label());
             match f {
                 Fault::Truncate => shape = Shape::Cut,
@@ -385,16 +414,24 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
     if let Some(d) = stall {
         tokio::time::sleep(d).await;
     }
-    Ok(to_response(reply, shape))
+    Ok(to_response(reply, shape, shared.clock.now()))
 }
 
-fn to_response(reply: Reply, shape: Shape) -> Response<SimBody> {
+/// `now` as an HTTP date (IMF-fixdate): the `Date` header, from the simulator's clock.
+fn http_date(now: DateTime<Utc>) -> String {
+    now.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
+}
+
+fn to_response(reply: Reply, shape: Shape, now: DateTime<Utc>) -> Response<SimBody> {
     let body = SimBody::new(reply.body, shape);
     let len = body.announced_len();
     let mut resp = Response::new(body);
     *resp.status_mut() =
         StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let h = resp.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&http_date(now)) {
+        h.insert(hyper::header::DATE, v);
+    }
     if reply.status != 204 {
         h.insert(
             hyper::header::CONTENT_TYPE,

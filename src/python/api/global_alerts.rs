@@ -343,7 +343,7 @@ fn many(
     ids: Vec<String>,
     ack: Acknowledgement,
 ) -> PyResult<Py<PyAny>> {
-    acknowledge_many_requests(&ids, &ack, chrono::Utc::now()).map_err(|e| to_py_err(py, e))?;
+    acknowledge_many_requests(&ids, &ack, c.server_time()).map_err(|e| to_py_err(py, e))?;
     let c = c.clone();
     dispatch(py, is_async, async move {
         Ok(ManyResults(

@@ -87,7 +87,9 @@ pub(crate) fn verify(shared: &Shared, method: &str, target: &str, header: Option
     match nonces.get_mut(nonce) {
         // Right credentials, but a nonce this server does not know (or no longer): stale.
         None => Auth::Challenge { stale: true },
-        Some(s) if s.issued.elapsed() >= shared.nonce_lifetime() => Auth::Challenge { stale: true },
+        Some(s) if shared.clock.elapsed().saturating_sub(s.issued) >= shared.nonce_lifetime() => {
+            Auth::Challenge { stale: true }
+        }
         Some(s) => {
             if s.used.insert(nc_value) {
                 Auth::Ok(role, user.to_string())

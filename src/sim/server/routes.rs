@@ -143,7 +143,14 @@ pub(crate) fn authorized(
         body,
     } = *request;
     // Injected or random error statuses, instead of the handler.
-    if let Some(f) = shared.take_fault(|f| f.stage() == Stage::Instead) {
+    if let Some(f) = shared.take_fault(
+        &Arrival {
+            method,
+            path,
+            query,
+        },
+        |f| f.stage() == Stage::Instead,
+    ) {
         struck.push(f.label());
         if let Fault::Status {
             status,
@@ -187,7 +194,7 @@ pub(crate) fn authorized(
         return not_found_resource(path);
     };
     if let Some(g) = route.group() {
-        if let Err(wait) = shared.limiter.take(g) {
+        if let Err(wait) = shared.limiter.take(g, shared.clock.elapsed()) {
             struck.push("rate_limit".into());
             let rate = shared.limiter.rate().unwrap_or(1.0);
             return super::super::limit::rate_limited(path, rate, wait);

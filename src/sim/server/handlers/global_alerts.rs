@@ -65,14 +65,15 @@ impl Ctx<'_> {
     /// same world generation, and no acknowledgement has run out since it was rendered.
     /// (The 20 000-alert benchmark pages through the same pages again and again.)
     pub(crate) fn cached_alert_list(&self, render: impl FnOnce() -> Reply) -> Reply {
-        let list_faults = lock(&self.shared.queue)
-            .iter()
+        let list_faults = self
+            .shared
+            .queue
             .any(|f| matches!(f, Fault::RepeatFirstPage | Fault::WrongTotalCount(_)));
         if list_faults || self.shared.config.cache_bytes == 0 {
             return render();
         }
         let key = format!("{}?{}", self.path, self.q.raw.unwrap_or(""));
-        let now = Utc::now();
+        let now = self.shared.clock.now();
         let generation = self.shared.generation.load(Ordering::SeqCst);
         if let Some(e) = lock(&self.shared.list_cache).get(&key) {
             if e.generation == generation && e.valid_until.is_none_or(|t| now < t) {
@@ -127,7 +128,7 @@ impl Ctx<'_> {
                 }
             }
         }
-        let now = Utc::now();
+        let now = self.shared.clock.now();
         let w = self.world();
         let items: Vec<_> = w
             .alerts
@@ -144,7 +145,7 @@ impl Ctx<'_> {
     }
 
     pub(crate) fn global_alert(&self, id: &str, body: &[u8]) -> Reply {
-        let now = Utc::now();
+        let now = self.shared.clock.now();
         if self.method == "PATCH" {
             let ack = match parse_ack(body) {
                 Ok(a) => a,

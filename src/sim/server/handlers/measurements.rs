@@ -25,7 +25,7 @@ impl Ctx<'_> {
             }
         };
         let (period, start, end) = (q.get("period"), q.get("start"), q.get("end"));
-        let now = Utc::now().timestamp();
+        let now = self.shared.clock.now().timestamp();
         let (from, to) = match (period, start, end) {
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
                 return err(

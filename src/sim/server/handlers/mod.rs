@@ -69,14 +69,19 @@ impl Ctx<'_> {
         };
         let mut total = items.len() as i64;
         // Only a request for a later page can repeat the first one.
+        let arrival = Arrival {
+            method: self.method,
+            path: self.path,
+            query: self.q.raw,
+        };
         let repeat = page.num > 1
             && self
                 .shared
-                .take_fault(|f| matches!(f, Fault::RepeatFirstPage))
+                .take_fault(&arrival, |f| matches!(f, Fault::RepeatFirstPage))
                 .is_some();
         if let Some(Fault::WrongTotalCount(n)) = self
             .shared
-            .take_fault(|f| matches!(f, Fault::WrongTotalCount(_)))
+            .take_fault(&arrival, |f| matches!(f, Fault::WrongTotalCount(_)))
         {
             total = n;
         }
@@ -232,7 +237,7 @@ impl Ctx<'_> {
                 }
             }
             Route::AlertConfigAlerts(g, c) => {
-                let now = Utc::now();
+                let now = self.shared.clock.now();
                 let w = self.world();
                 if !w.alert_configs.iter().any(|x| x.group_id == g && x.id == c) {
                     return config_not_found(g, c);
@@ -251,7 +256,7 @@ impl Ctx<'_> {
                     Ok(s) => s,
                     Err(e) => return e,
                 };
-                let now = Utc::now();
+                let now = self.shared.clock.now();
                 let w = self.world();
                 let items: Vec<_> = w
                     .alerts
@@ -263,7 +268,7 @@ impl Ctx<'_> {
                 reply
             }
             Route::GroupAlert(g, a) => {
-                let now = Utc::now();
+                let now = self.shared.clock.now();
                 let w = self.world();
                 match w.alerts.iter().find(|x| x.group_id == g && x.id == a) {
                     Some(al) => {

@@ -104,7 +104,17 @@ async fn no_log_line_at_any_level_holds_the_private_key() {
         .unwrap();
     assert!(refused.groups().list().await.unwrap_err().is_unauthorized());
 
-    let closed = Client::builder("http://127.0.0.1:9")
+    // A port this test holds bound and not listening: every connection is refused.
+    let held = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    held.bind(
+        &"127.0.0.1:0"
+            .parse::<std::net::SocketAddr>()
+            .unwrap()
+            .into(),
+    )
+    .unwrap();
+    let port = held.local_addr().unwrap().as_socket().unwrap().port();
+    let closed = Client::builder(format!("http://127.0.0.1:{port}"))
         .credentials("pub", &key)
         .max_retries(1)
         .retry_backoff(Duration::from_millis(1))

@@ -439,14 +439,12 @@ def _matching(
     """The global alerts the filters match, and their frame (the columns of
     ``AlertList.to_polars()``): ``--status`` and ``--created-since`` asked of the server, the
     rest matched on documented fields."""
-    from datetime import timezone
-
     from opsapi._duration import parse_duration
 
-    cutoff = None
+    older_than = None
     if args.older_than is not None:
         try:
-            cutoff = datetime.now(timezone.utc) - parse_duration(args.older_than)
+            older_than = parse_duration(args.older_than)
         except ValueError as e:
             raise _UsageError(f"--older-than: {e}") from None
     status = args.status if args.status is not None else default_status
@@ -461,6 +459,10 @@ def _matching(
         prefix = f"invalid argument `{e.argument}`: "
         detail = str(e)[len(prefix) :] if str(e).startswith(prefix) else str(e)
         raise _UsageError(f"{flag}: {detail}") from None
+
+    # "Older than 2h" by the server's clock, which stamped `created` (the list's answers
+    # told the client what it says).
+    cutoff = None if older_than is None else client.server_time - older_than
 
     def host_matches(a: Any) -> bool:
         hp = a.hostname_and_port or ""

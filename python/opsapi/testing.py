@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import atexit
 import weakref
+from datetime import datetime, timedelta
 from typing import Any, Optional, Union
 
-from ._native import AsyncClient, Client, _Simulator
+from ._native import AsyncClient, Client, _Hold, _Simulator
 
-__all__ = ["Simulator"]
+__all__ = ["Hold", "Simulator"]
 
 _open: weakref.WeakSet[Simulator] = weakref.WeakSet()
 
@@ -30,8 +31,22 @@ class Simulator:
     ``openssl req -x509`` makes it (``"self-signed"``); :attr:`ca_file` is then the PEM file a
     client trusts it with, and :meth:`client` passes it.
 
+    ``now`` (an aware ``datetime`` or an ISO 8601 string) fixes the simulator's clock: the
+    world is anchored there, ``period`` windows end there, and the clock stands still until
+    :meth:`advance` moves it, so that acknowledgements run out, nonces go stale and rate-limit
+    tokens come back when the test says, not when the machine gets round to it. Answers carry
+    it in their ``Date`` header, and clients count acknowledgements from it
+    (``Client.server_time``). Without it, the clock is the wall clock and the world is
+    anchored at midnight UTC of the day it starts.
+
     >>> with Simulator(tls="self-signed") as sim:  # doctest: +SKIP
     ...     sim.client().groups.list()
+    >>> sim = Simulator(now="2026-03-02T10:00:00Z")
+    >>> sim.now
+    datetime.datetime(2026, 3, 2, 10, 0, tzinfo=datetime.timezone.utc)
+    >>> sim.advance(90); sim.now.isoformat()
+    '2026-03-02T10:01:30+00:00'
+    >>> sim.close()
     """
 
     def __init__(
@@ -109,11 +124,50 @@ class Simulator:
             kwargs.setdefault("ca_file", ca_file)
         return kwargs
 
+    @property
+    def now(self) -> datetime:
+        """The simulator's time: ``now`` as given plus what :meth:`advance` added, or the wall
+        clock plus that."""
+        return self._sim.now
+
+    def advance(self, by: Union[float, timedelta]) -> None:
+        """Moves the simulator's clock forward by ``by`` (seconds, or a ``timedelta``):
+        acknowledgements that end before the new time have run out, nonces older than their
+        lifetime are stale, rate-limit buckets refill.
+
+        >>> sim.advance(timedelta(hours=2))  # doctest: +SKIP
+        """
+        seconds = by.total_seconds() if isinstance(by, timedelta) else by
+        self._sim.advance(seconds)
+
+    def hold(
+        self,
+        *,
+        method: Optional[str] = None,
+        path: Optional[str] = None,
+        page: Optional[int] = None,
+        nth: int = 1,
+    ) -> Hold:
+        """Keeps the next request that matches (see :meth:`inject` for ``method``, ``path``,
+        ``page`` and ``nth``) waiting on arrival, logged but not yet handled, until the hold is
+        released (or leaves its ``with`` block): an order between requests that a sleep would
+        only make likely.
+
+        >>> with sim.hold(path="/groups") as held:  # doctest: +SKIP
+        ...     call = pool.submit(client.groups.list)
+        ...     assert held.wait_arrived(timeout=10)
+        ...     client.hosts.list(group)       # answered while /groups waits
+        >>> call.result()  # doctest: +SKIP
+        """
+        return Hold(self._sim.hold(method=method, path=path, page=page, nth=nth))
+
     def requests(self) -> list[dict[str, Any]]:
         """The request log, oldest first: dicts with ``method``, ``path``, ``query`` (the raw
         query string or None), ``body`` (bytes), ``status`` (0: closed without an answer),
         ``signed`` (it carried an ``Authorization`` header), ``authorized`` (its signature was
-        accepted) and ``faults`` (the labels of the faults that struck it).
+        accepted), ``faults`` (the labels of the faults that struck it) and ``arrived``
+        (seconds after the simulator started, by the machine's monotonic clock, whatever
+        ``now`` says: the gaps between a call's attempts show the waits it honoured).
 
         >>> sim.client().groups.list()  # doctest: +SKIP
         >>> [(r["method"], r["path"], r["status"]) for r in sim.requests()]  # doctest: +SKIP
@@ -209,10 +263,20 @@ class Simulator:
         location: Optional[str] = None,
         seconds: Optional[float] = None,
         size: Optional[int] = None,
+        method: Optional[str] = None,
+        path: Optional[str] = None,
+        page: Optional[int] = None,
+        nth: int = 1,
     ) -> None:
         """Queues ``count`` one-shot faults: each strikes the next request it applies to, and
         only that one, so a test knows exactly which requests they hit (queue many for a
         fault on every request, e.g. endless 401s).
+
+        Aimed with ``method``, ``path`` (as sent, with or without ``/api/public/v1.0``) and
+        ``page`` (the ``pageNum``; 1 without one), a fault strikes only requests that match
+        every one given, so that no stray request (a page of an earlier listing still in
+        flight) can use it up; ``nth=2`` lets the first match pass and strikes the second,
+        and further copies strike the matches after it.
 
         An HTTP status (int):
 
@@ -263,6 +327,10 @@ class Simulator:
             location=location,
             seconds=seconds,
             size=size,
+            method=method,
+            path=path,
+            page=page,
+            nth=nth,
         )
 
     def injected(self) -> list[str]:
@@ -308,6 +376,55 @@ class Simulator:
 
     def __repr__(self) -> str:
         return repr(self._sim)
+
+
+class Hold:
+    """A request kept waiting by :meth:`Simulator.hold`; a context manager that releases it
+    on exit.
+
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> with Simulator(now="2026-03-02T10:00:00Z") as sim, ThreadPoolExecutor() as pool:
+    ...     client = sim.client()
+    ...     handshake_done = client.groups.list()  # a fresh client's calls wait for its first
+    ...     with sim.hold(path="/groups") as held:
+    ...         call = pool.submit(client.groups.list)
+    ...         held.wait_arrived(timeout=30)
+    ...         len(client.hosts.list(sim.group_ids[0]))  # answered while /groups waits
+    ...     len(call.result())
+    True
+    5
+    2
+    """
+
+    def __init__(self, hold: _Hold) -> None:
+        self._hold = hold
+
+    @property
+    def arrived(self) -> bool:
+        """Whether the held request has arrived."""
+        return self._hold.arrived
+
+    def wait_arrived(self, timeout: float = 30.0) -> bool:
+        """Waits until the held request arrives, at most ``timeout`` seconds; whether it did.
+
+        >>> held = sim.hold(path="/groups")  # doctest: +SKIP
+        >>> held.wait_arrived(timeout=10)  # doctest: +SKIP
+        False
+        """
+        return self._hold.wait_arrived(timeout)
+
+    def release(self) -> None:
+        """Lets the held request go on (idempotent; leaving the ``with`` block does it).
+
+        >>> held.release()  # doctest: +SKIP
+        """
+        self._hold.release()
+
+    def __enter__(self) -> Hold:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
 
 @atexit.register

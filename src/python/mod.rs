@@ -55,5 +55,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<models::Series>()?;
     m.add_class::<models::SystemInfo>()?;
     m.add_class::<sim::PySimulator>()?;
+    m.add_class::<sim::PyHold>()?;
     Ok(())
 }

@@ -7,7 +7,7 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::sim::{Fault, Faults, SimConfig, SimTls, Simulator};
+use crate::sim::{Aim, Fault, Faults, Hold, SimConfig, SimTls, Simulator};
 
 /// The built-in API simulator on a loopback port. Use `opsapi.testing.Simulator`.
 #[pyclass(frozen, name = "_Simulator", module = "opsapi._native")]
@@ -212,7 +212,7 @@ impl PySimulator {
     #[pyo3(signature = (*, seed = 0, projects = 2, hosts_per_project = 5, global_alerts = None,
                         nonce_lifetime = None, port = 0, bind = None, worker_threads = 1,
                         log_requests = true, tls = None, rate_limit = None,
-                        cache_bytes = None))]
+                        cache_bytes = None, now = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -228,7 +228,9 @@ impl PySimulator {
         tls: Option<&Bound<'_, PyAny>>,
         rate_limit: Option<f64>,
         cache_bytes: Option<usize>,
+        now: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let now = super::args::timestamp(py, "now", now)?;
         let mut config = SimConfig {
             seed,
             projects,
@@ -238,6 +240,7 @@ impl PySimulator {
             log_requests,
             tls: tls_mode(tls)?,
             rate_limit: positive_rate(rate_limit)?,
+            now,
             ..SimConfig::default()
         };
         if let Some(n) = global_alerts {
@@ -309,6 +312,7 @@ impl PySimulator {
                 d.set_item("signed", r.signed)?;
                 d.set_item("authorized", r.authorized)?;
                 d.set_item("faults", r.faults)?;
+                d.set_item("arrived", r.arrived.as_secs_f64())?;
                 Ok(d)
             })
             .collect()
@@ -470,7 +474,8 @@ impl PySimulator {
     /// `opsapi.testing.Simulator.inject` for the kinds and their arguments).
     #[pyo3(signature = (fault, count = 1, *, retry_after = None, total_count = None,
                         applied = false, html = false, stale = false, location = None,
-                        seconds = None, size = None))]
+                        seconds = None, size = None, method = None, path = None,
+                        page = None, nth = 1))]
     #[allow(clippy::too_many_arguments)]
     fn inject(
         &self,
@@ -484,7 +489,12 @@ impl PySimulator {
         location: Option<String>,
         seconds: Option<f64>,
         size: Option<u64>,
+        method: Option<String>,
+        path: Option<String>,
+        page: Option<u32>,
+        nth: u32,
     ) -> PyResult<()> {
+        let aim = aim(method, path, page, nth)?;
         let args = FaultArgs {
             retry_after,
             total_count,
@@ -496,7 +506,34 @@ impl PySimulator {
             size,
         };
         let fault = args.fault(fault)?;
-        self.with(|s| s.inject(fault, count))
+        self.with(|s| s.inject_at(aim, fault, count))
+    }
+
+    /// Keeps the next request that matches waiting on arrival until the hold is released.
+    #[pyo3(signature = (*, method = None, path = None, page = None, nth = 1))]
+    fn hold(
+        &self,
+        method: Option<String>,
+        path: Option<String>,
+        page: Option<u32>,
+        nth: u32,
+    ) -> PyResult<PyHold> {
+        let aim = aim(method, path, page, nth)?;
+        Ok(PyHold {
+            hold: self.with(|s| s.hold(aim))?,
+        })
+    }
+
+    /// The simulator's time (an aware datetime in UTC).
+    #[getter]
+    fn now(&self) -> PyResult<chrono::DateTime<chrono::Utc>> {
+        self.with(|s| s.now())
+    }
+
+    /// Moves the simulator's clock forward by `seconds`.
+    fn advance(&self, seconds: f64) -> PyResult<()> {
+        let by = self::seconds("seconds", seconds)?;
+        self.with(|s| s.advance(by))
     }
 
     /// The one-shot faults still queued, oldest first, by label.
@@ -533,6 +570,48 @@ impl PySimulator {
             Ok(url) => format!("Simulator(base_url={url:?})"),
             Err(_) => "Simulator(closed)".into(),
         }
+    }
+}
+
+/// The keyword arguments that aim a fault or a hold at a request.
+fn aim(method: Option<String>, path: Option<String>, page: Option<u32>, nth: u32) -> PyResult<Aim> {
+    if nth == 0 {
+        return Err(PyValueError::new_err("nth counts from 1"));
+    }
+    if page == Some(0) {
+        return Err(PyValueError::new_err("page counts from 1"));
+    }
+    let mut aim = Aim::new().nth(nth);
+    aim.method = method;
+    aim.path = path;
+    aim.page = page;
+    Ok(aim)
+}
+
+/// A request kept waiting by `Simulator.hold`.
+#[pyclass(frozen, name = "_Hold", module = "opsapi._native")]
+pub struct PyHold {
+    hold: Hold,
+}
+
+#[pymethods]
+impl PyHold {
+    /// Whether the held request has arrived.
+    #[getter]
+    fn arrived(&self) -> bool {
+        self.hold.has_arrived()
+    }
+
+    /// Waits (the GIL released) until the held request arrives, at most `timeout` seconds;
+    /// whether it did.
+    fn wait_arrived(&self, py: Python<'_>, timeout: f64) -> PyResult<bool> {
+        let timeout = seconds("timeout", timeout)?;
+        Ok(py.detach(|| self.hold.wait_arrived(timeout)))
+    }
+
+    /// Lets the held request go on.
+    fn release(&self) {
+        self.hold.release();
     }
 }
 

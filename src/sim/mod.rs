@@ -107,6 +107,9 @@ pub struct SimConfig {
     /// Serve HTTPS with a certificate generated at start (`None`, the default: plain HTTP).
     /// [`Simulator::ca_file`] is then the file a client passes as `ca_file`.
     pub tls: Option<SimTls>,
+    /// How long a stop waits for the requests in flight to be answered (1 s by default);
+    /// idle keep-alive connections are closed at once.
+    pub shutdown_grace: Duration,
     /// Requests per second per project (`None`, the default: no limit). Past it, a request
     /// is answered 429 `RATE_LIMITED` with `Retry-After`; each project's bucket holds one
     /// second's worth of requests. Requests outside a project (`/globalAlerts`, the access
@@ -131,6 +134,7 @@ impl Default for SimConfig {
             cache_bytes: 512 << 20,
             log_requests: true,
             tls: None,
+            shutdown_grace: Duration::from_secs(1),
             rate_limit: None,
         }
     }
@@ -271,6 +275,26 @@ impl Simulator {
     /// Seeds the world, binds the port and serves on a thread of its own with its own tokio
     /// runtime. Returns once the socket is listening.
     pub fn start(config: SimConfig) -> std::io::Result<Simulator> {
+        let listener = std::net::TcpListener::bind((config.bind, config.port))?;
+        Self::start_on(listener, config)
+    }
+
+    /// [`Simulator::start`] on a socket the caller already listens on ([`SimConfig::port`]
+    /// and [`SimConfig::bind`] are then not used): a test that kept a port bound, so that
+    /// nothing else could take it, hands it over without ever letting it go.
+    ///
+    /// ```
+    /// use opsapi::sim::{SimConfig, Simulator};
+    ///
+    /// let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    /// let port = listener.local_addr().unwrap().port();
+    /// let sim = Simulator::start_on(listener, SimConfig::default()).unwrap();
+    /// assert_eq!(sim.base_url(), format!("http://127.0.0.1:{port}"));
+    /// ```
+    pub fn start_on(
+        listener: std::net::TcpListener,
+        config: SimConfig,
+    ) -> std::io::Result<Simulator> {
         let anchor = config.anchor.or(config.now).unwrap_or_else(|| {
             Utc::now()
                 .duration_trunc(TimeDelta::days(1))
@@ -296,12 +320,11 @@ impl Simulator {
                 .map(|p| p.id.clone())
                 .unwrap_or_default(),
         };
-        let listener = std::net::TcpListener::bind((config.bind, config.port))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let tls = config
             .tls
-            .map(|mode| tls::setup(mode, config.bind))
+            .map(|mode| tls::setup(mode, addr.ip()))
             .transpose()?;
         let scheme = if tls.is_some() { "https" } else { "http" };
         let base_url = match addr {
@@ -592,14 +615,16 @@ impl Simulator {
 
     /// Stops the server through a shared reference (idempotent; what `Drop` does).
     ///
-    /// Open connections get a short grace period; the wait is bounded (about 5 s at most).
+    /// Requests in flight get [`SimConfig::shutdown_grace`] to be answered; the wait is
+    /// bounded (that grace and 4 s more at most).
     pub fn stop(&self) {
         let mut c = self.control.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(stop) = c.stop.take() {
             let _ = stop.send(true);
         }
         if let Some(done) = c.done.take() {
-            if done.recv_timeout(Duration::from_secs(5)).is_ok() {
+            let bound = self.shared.config.shutdown_grace + Duration::from_secs(4);
+            if done.recv_timeout(bound).is_ok() {
                 if let Some(t) = c.thread.take() {
                     let _ = t.join();
                 }

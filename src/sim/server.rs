@@ -226,9 +226,9 @@ pub(crate) async fn serve(
         }
     }
     drop(listener);
-    // Graceful, but bounded: whatever is still running after a second is dropped.
+    // Graceful, but bounded: whatever is still running after the grace is dropped.
     let drain = async { while connections.join_next().await.is_some() {} };
-    if tokio::time::timeout(std::time::Duration::from_secs(1), drain)
+    if tokio::time::timeout(shared.config.shutdown_grace, drain)
         .await
         .is_err()
     {

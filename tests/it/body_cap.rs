@@ -1,8 +1,6 @@
 //! The body cap (`max_response_bytes`): a larger body ends in `ResponseTooLarge` without
 //! being read further, and is not retried.
 
-use std::time::{Duration, Instant};
-
 use opsapi::sim::Fault;
 use opsapi::Error;
 
@@ -26,7 +24,8 @@ async fn bodies_over_max_response_bytes_end_in_response_too_large() {
         Fault::EndlessBody,
     ] {
         sim.inject(fault.clone(), 1);
-        let t = Instant::now();
+        // An endless or huge body read to its end would run into the 5 s budget and be a
+        // timeout: the size error shows reading stopped at the limit.
         let err = c.hosts().get(&i.group, &i.host).await.unwrap_err();
         assert!(
             matches!(err, Error::ResponseTooLarge { limit: l, .. } if l == limit),
@@ -39,7 +38,6 @@ async fn bodies_over_max_response_bytes_end_in_response_too_large() {
                  bytes); it was not read further"
             )
         );
-        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     }
     assert_eq!(
         seen(&sim),

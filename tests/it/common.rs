@@ -146,3 +146,90 @@ pub fn api_error(err: &Error) -> &opsapi::ApiError {
     err.api()
         .unwrap_or_else(|| panic!("not an API error: {err:?}"))
 }
+
+/// A loopback port this test holds: bound, not listening, so that every connection to it is
+/// refused, and nothing else can take it while the socket lives. [`listen_on`] turns it into
+/// a listener without ever letting the port go.
+pub fn closed_port() -> (socket2::Socket, u16) {
+    use socket2::{Domain, Socket, Type};
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None).expect("a socket");
+    let addr: std::net::SocketAddr = "127.0.0.1:0".parse().unwrap();
+    s.bind(&addr.into()).expect("bound");
+    let port = s
+        .local_addr()
+        .unwrap()
+        .as_socket()
+        .expect("an IP address")
+        .port();
+    (s, port)
+}
+
+/// The port of [`closed_port`], now listening: connections queue until a server accepts
+/// them.
+pub fn listen_on(s: socket2::Socket) -> std::net::TcpListener {
+    s.listen(128).expect("listening");
+    s.into()
+}
+
+/// Tells when the client, on this thread, decides to retry (its "retrying after ..." log
+/// event): the point between a failed attempt and its retry, where a test can change the
+/// world the retry meets with no race, since on a current-thread runtime the client waits
+/// its backoff until the test yields.
+pub struct RetrySignal {
+    _guard: tracing::subscriber::DefaultGuard,
+    pub retries: tokio::sync::mpsc::UnboundedReceiver<String>,
+}
+
+/// Installs a [`RetrySignal`] for this thread (until it is dropped).
+pub fn on_retry() -> RetrySignal {
+    struct Message(String);
+    impl tracing::field::Visit for Message {
+        fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+            if field.name() == "message" {
+                self.0 = format!("{value:?}");
+            }
+        }
+    }
+    struct OnRetry(tokio::sync::mpsc::UnboundedSender<String>);
+    impl tracing::Subscriber for OnRetry {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, event: &tracing::Event<'_>) {
+            let mut m = Message(String::new());
+            event.record(&mut m);
+            if m.0.starts_with("retrying") {
+                let _ = self.0.send(m.0);
+            }
+        }
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+    let (tx, retries) = tokio::sync::mpsc::unbounded_channel();
+    RetrySignal {
+        _guard: tracing::subscriber::set_default(OnRetry(tx)),
+        retries,
+    }
+}
+
+/// The instant tests fix the simulator's clock at ([`SimConfig::now`]) when what they expect
+/// depends on it: an hour of the past, so that acknowledgements counted from it are in the
+/// server's future.
+pub fn fixed_now() -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::parse_from_rfc3339("2026-03-02T10:00:00Z")
+        .unwrap()
+        .to_utc()
+}
+
+/// A simulator whose clock stands at [`fixed_now`] until the test advances it.
+pub fn sim_at_fixed_now() -> Simulator {
+    start(SimConfig {
+        now: Some(fixed_now()),
+        ..SimConfig::default()
+    })
+}

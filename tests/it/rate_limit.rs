@@ -5,7 +5,7 @@ use opsapi::fleet::{FleetOptions, Target};
 use opsapi::sim::{SimConfig, Simulator};
 use opsapi::{Granularity, MeasurementsQuery};
 
-use crate::common::{authorized, client, client_with, start, API};
+use crate::common::{authorized, client, client_with, fixed_now, on_retry, start, API};
 
 fn limited(per_second: f64, hosts_per_project: usize) -> Simulator {
     start(SimConfig {
@@ -39,37 +39,77 @@ fn query() -> MeasurementsQuery {
 
 #[tokio::test]
 async fn past_the_limit_the_simulator_answers_429_with_the_limit_and_retry_after() {
-    let sim = limited(5.0, 1);
+    // On a clock that stands still, a bucket refills only when the test advances it: no
+    // token comes back while a loaded machine is slow between two calls.
+    let sim = start(SimConfig {
+        projects: 2,
+        hosts_per_project: 1,
+        rate_limit: Some(5.0),
+        now: Some(fixed_now()),
+        ..SimConfig::default()
+    });
     let group = sim.group_ids()[0].clone();
     let http = reqwest::Client::builder().no_proxy().build().unwrap();
-    let c = client(&sim);
+    let once = client_with(&sim, |b| b.max_retries(0));
     // Five requests fit the bucket (one second's worth); the sixth is refused.
     for _ in 0..5 {
-        c.groups().get(&group).await.unwrap();
+        once.groups().get(&group).await.unwrap();
     }
-    let err = c.groups().get(&group).await;
-    // The client retries after Retry-After (1 s) and gets through.
-    assert!(err.is_ok(), "{err:?}");
+    let e = once.groups().get(&group).await.unwrap_err();
+    let api = e.api().expect("an API error");
+    assert_eq!(
+        (api.status, api.error_code.as_deref()),
+        (429, Some("RATE_LIMITED"))
+    );
+    assert_eq!(
+        api.detail.as_deref(),
+        Some(
+            format!("Resource {API}/groups/{group} is limited to 300 requests every 1 minutes.")
+                .as_str()
+        )
+    );
+    assert_eq!(api.retry_after, Some(std::time::Duration::from_secs(1)));
     let refused: Vec<_> = authorized(&sim)
         .into_iter()
         .filter(|r| r.status == 429)
         .collect();
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert_eq!(refused[0].faults, ["rate_limit"]);
+    // A token comes back every 200 ms of the simulator's clock.
+    sim.advance(std::time::Duration::from_millis(200));
+    once.groups().get(&group).await.unwrap();
+    assert!(once.groups().get(&group).await.is_err());
+
+    // A client that retries waits the Retry-After (1 s) and gets through: the test advances
+    // the clock while it waits.
+    let c = client(&sim);
+    c.groups().list().await.unwrap();
+    let mut signal = on_retry();
+    let call = {
+        let (c, group) = (c.clone(), group.clone());
+        tokio::spawn(async move { c.groups().get(&group).await })
+    };
+    let why = signal.retries.recv().await.unwrap();
+    assert!(why.contains("429"), "{why}");
+    sim.advance(std::time::Duration::from_secs(1));
+    call.await.unwrap().unwrap();
+    drop(signal);
+
     // Another project has its own bucket; requests outside projects are not limited.
+    let refused_before = authorized(&sim).iter().filter(|r| r.status == 429).count();
     let other = sim.group_ids()[1].clone();
-    c.groups().get(&other).await.unwrap();
+    once.groups().get(&other).await.unwrap();
     for _ in 0..10 {
-        c.global_alerts()
+        once.global_alerts()
             .list(&opsapi::GlobalAlertsQuery::default())
             .await
             .unwrap();
     }
     assert_eq!(
         authorized(&sim).iter().filter(|r| r.status == 429).count(),
-        1
+        refused_before
     );
-    // What the 429 says, as Ops Manager says it.
+    // What the 429 says at another rate, as Ops Manager says it.
     sim.set_rate_limit(Some(1.0));
     let unsigned = http
         .get(format!("{}{API}/groups/{group}", sim.base_url()))
@@ -81,15 +121,10 @@ async fn past_the_limit_the_simulator_answers_429_with_the_limit_and_retry_after
         401,
         "the limit applies to authorized requests"
     );
-    c.groups().get(&group).await.unwrap();
-    let e = client_with(&sim, |b| b.max_retries(0))
-        .groups()
-        .get(&group)
-        .await
-        .unwrap_err();
+    once.groups().get(&group).await.unwrap();
+    let e = once.groups().get(&group).await.unwrap_err();
     let api = e.api().expect("an API error");
     assert_eq!(api.status, 429);
-    assert_eq!(api.error_code.as_deref(), Some("RATE_LIMITED"));
     assert_eq!(
         api.detail.as_deref(),
         Some(

@@ -1,9 +1,18 @@
 from __future__ import annotations
 
+import socket
+from datetime import datetime, timezone
+
 import pytest
 
 import opsapi
 from opsapi.testing import Simulator
+
+# The instant every simulator of the suite stands at (`Simulator(now=...)`): windows that end
+# "now" hold the same points at whatever hour the suite runs, and nothing expires unless a
+# test advances the clock. Chosen so that the seeded world (seed 0) has no missed sample in
+# the 24 hours before it (tests/python/test_interop.py counts them).
+FIXED_NOW = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
 
 
 @pytest.fixture(autouse=True)
@@ -16,23 +25,84 @@ def _own_config_file(monkeypatch, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def fixed_now() -> datetime:
+    """The simulators' clock (:data:`FIXED_NOW`)."""
+    return FIXED_NOW
+
+
+@pytest.fixture(scope="session")
 def sim():
-    with Simulator(seed=0) as s:
+    """The suite's shared simulator, for tests that only read: a test that changes its world
+    (acknowledges, deletes, advances its clock) takes ``own_sim`` instead, and
+    ``_shared_world_unchanged`` fails one that does not."""
+    with Simulator(seed=0, now=FIXED_NOW) as s:
+        yield s
+
+
+def _reset(sim) -> None:
+    """Standing faults, queued faults, the rate limit and the log, as a test finds them."""
+    sim.set_faults()
+    sim.clear_injected()
+    sim.set_rate_limit(None)
+    sim.clear_requests()
+
+
+@pytest.fixture(autouse=True)
+def _shared_world_unchanged(request):
+    """A test that used the shared simulator leaves its world and clock as it found them,
+    and no fault of its own behind for the next test."""
+    if "sim" not in request.fixturenames:
+        yield
+        return
+    sim = request.getfixturevalue("sim")
+    _reset(sim)
+    world, now = sim.world(), sim.now
+    yield
+    leftover = sim.injected()
+    _reset(sim)
+    assert sim.now == now, "the test advanced the shared simulator's clock: use own_sim"
+    assert sim.world() == world, "the test changed the shared simulator's world: use own_sim"
+    assert not leftover, f"faults the test queued and no request took: {leftover}"
+
+
+@pytest.fixture
+def own_sim():
+    """A simulator of this test's own (seed 0, the same world and clock as ``sim``), for a
+    test that changes the world."""
+    with Simulator(seed=0, now=FIXED_NOW) as s:
         yield s
 
 
 @pytest.fixture
 def client(sim) -> opsapi.Client:
-    sim.set_faults()
-    sim.clear_requests()
     return sim.client(max_retries=0)
 
 
 @pytest.fixture
 def aclient(sim) -> opsapi.AsyncClient:
-    sim.set_faults()
-    sim.clear_requests()
     return sim.async_client(max_retries=0)
+
+
+@pytest.fixture
+def own_client(own_sim) -> opsapi.Client:
+    return own_sim.client(max_retries=0)
+
+
+@pytest.fixture
+def own_aclient(own_sim) -> opsapi.AsyncClient:
+    return own_sim.async_client(max_retries=0)
+
+
+@pytest.fixture
+def closed_port():
+    """A loopback port this test holds bound and not listening: every connection to it is
+    refused, and nothing else can take it while the test runs."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    try:
+        yield s.getsockname()[1]
+    finally:
+        s.close()
 
 
 def _sent(sim, method=None):

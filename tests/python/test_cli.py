@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import socket
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -21,9 +20,9 @@ from opsapi.testing import Simulator  # noqa: E402
 
 
 @pytest.fixture
-def csim(monkeypatch):
+def csim(monkeypatch, fixed_now):
     """A fresh simulator per test (ack changes state), with OPSAPI_* pointing at it."""
-    with Simulator(seed=0, projects=2, hosts_per_project=3) as s:
+    with Simulator(seed=0, projects=2, hosts_per_project=3, now=fixed_now) as s:
         monkeypatch.setenv("OPSAPI_BASE_URL", s.base_url)
         monkeypatch.setenv("OPSAPI_PUBLIC_KEY", s.public_key)
         monkeypatch.setenv("OPSAPI_PRIVATE_KEY", s.private_key)
@@ -80,7 +79,6 @@ def test_alerts_list_csv_and_table(csim, capsys) -> None:
 def test_ack_for_a_duration_with_comment(csim, capsys) -> None:
     alert_id = open_alert_ids(csim)[0]
     csim.clear_requests()
-    before = datetime.now(timezone.utc)
     code, out, err = run(
         capsys,
         "alerts",
@@ -100,9 +98,9 @@ def test_ack_for_a_duration_with_comment(csim, capsys) -> None:
     body = json.loads(patches[0]["body"])
     assert body["acknowledgementComment"] == "disk resize"
     until = datetime.fromisoformat(body["acknowledgedUntil"].replace("Z", "+00:00"))
-    assert (
-        timedelta(hours=4) - timedelta(minutes=1) < until - before < timedelta(hours=4, minutes=1)
-    )
+    # Four hours of the server's clock (its Date header, to the second; the bracket is the
+    # time the client may take between that answer and the PATCH).
+    assert csim.now + timedelta(hours=4) <= until <= csim.now + timedelta(hours=4, seconds=2)
     shown = json.loads(out)
     assert shown["id"] == alert_id and shown["acknowledgementComment"] == "disk resize"
 
@@ -119,7 +117,7 @@ def test_ack_for_a_duration_with_comment(csim, capsys) -> None:
 def test_ack_until_variants(csim, capsys, flag, expected) -> None:
     alert_id = open_alert_ids(csim)[0]
     csim.clear_requests()
-    now = datetime.now(timezone.utc)
+    now = csim.now  # the server's clock, which the client counts from
     code, out, err = run(capsys, "alerts", "ack", alert_id, *flag)
     assert code == 0, err
     assert alert_id in out
@@ -130,7 +128,7 @@ def test_ack_until_variants(csim, capsys, flag, expected) -> None:
     elif flag == ["--forever"]:
         assert until - now > expected
     else:
-        assert abs((until - now) - expected) < timedelta(minutes=1)
+        assert expected <= until - now <= expected + timedelta(seconds=2)
     assert "acknowledgementComment" not in body or body["acknowledgementComment"] is None
 
 
@@ -142,7 +140,8 @@ def test_unack_sends_a_past_instant(csim, capsys) -> None:
     assert code == 0, err
     body = json.loads(api_requests(csim, "PATCH")[0]["body"])
     until = datetime.fromisoformat(body["acknowledgedUntil"].replace("Z", "+00:00"))
-    assert until < datetime.now(timezone.utc)
+    # A minute before the server's now: in its past, whatever this machine's clock says.
+    assert csim.now - timedelta(seconds=62) <= until <= csim.now - timedelta(seconds=58)
     assert out.splitlines()[0].startswith("id,status,acknowledged_until")
 
 
@@ -202,11 +201,8 @@ def test_server_error_exits_5(csim, capsys) -> None:
     assert err.startswith("error: ")
 
 
-def test_transport_error_exits_6(capsys, monkeypatch) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    monkeypatch.setenv("OPSAPI_BASE_URL", f"http://127.0.0.1:{port}")
+def test_transport_error_exits_6(capsys, monkeypatch, closed_port) -> None:
+    monkeypatch.setenv("OPSAPI_BASE_URL", f"http://127.0.0.1:{closed_port}")
     monkeypatch.setenv("OPSAPI_PUBLIC_KEY", "pub")
     monkeypatch.setenv("OPSAPI_PRIVATE_KEY", "secret-private-key")
     code, out, err = run(capsys, "alerts", "list")

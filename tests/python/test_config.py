@@ -15,6 +15,8 @@ import pytest
 
 pytest.importorskip("opsapi._native", reason="the compiled opsapi package is not installed")
 
+from conftest import FIXED_NOW
+
 import opsapi  # noqa: E402
 from opsapi import cli, config  # noqa: E402
 from opsapi.testing import Simulator  # noqa: E402
@@ -22,7 +24,7 @@ from opsapi.testing import Simulator  # noqa: E402
 
 @pytest.fixture
 def psim(monkeypatch):
-    with Simulator(seed=0, projects=1, hosts_per_project=2) as s:
+    with Simulator(seed=0, projects=1, hosts_per_project=2, now=FIXED_NOW) as s:
         for name in ("OPSAPI_BASE_URL", "OPSAPI_PUBLIC_KEY", "OPSAPI_PRIVATE_KEY"):
             monkeypatch.delenv(name, raising=False)
         yield s

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from _children import Lines, stop
 
 import opsapi
 
@@ -59,14 +60,7 @@ def test_sim_serves_with_the_binarys_flags_until_sigint(globals_):
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     try:
-        env = {}
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if line.startswith("# Ctrl-C"):
-                break
-            key, sep, value = line.rstrip("\n").partition("=")
-            if sep and key.startswith("OPSAPI_"):
-                env[key] = value
+        env = Lines(proc).env_until("# Ctrl-C")
         client = opsapi.Client(
             env["OPSAPI_BASE_URL"], env["OPSAPI_PUBLIC_KEY"], env["OPSAPI_PRIVATE_KEY"]
         )
@@ -74,8 +68,6 @@ def test_sim_serves_with_the_binarys_flags_until_sigint(globals_):
         assert len(groups) == 1
         assert len(client.hosts.list(groups[0].id)) == 2
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=30) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop(proc)

@@ -8,6 +8,9 @@ import polars as pl
 import pytest
 
 KEYS = ["group_id", "host_id", "process_id", "partition_name", "database_name", "measurement"]
+# A day of hourly points ending at the simulators' fixed clock, which stands on the hour:
+# both ends are on the grid, so 25 of them, at whatever hour the suite runs.
+POINTS = 25
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +49,7 @@ def test_frames_of_different_pulls_concatenate_group_and_join(pulls):
     assert set(per_host.get_column("host_id").cast(pl.String)) == {h.id for h in hosts}
     # The host both pulls share, joined on the key columns.
     shared = a.join(b, on=["host_id", "measurement", "timestamp"], suffix="_b")
-    assert shared.height == 24
+    assert shared.height == POINTS
     assert shared.get_column("host_id").cast(pl.String).unique().to_list() == [hosts[2].id]
     assert (shared.get_column("value") == shared.get_column("value_b")).all()
 
@@ -54,8 +57,8 @@ def test_frames_of_different_pulls_concatenate_group_and_join(pulls):
 def test_key_columns_compare_with_plain_strings(pulls):
     hosts, a, b = pulls
     cmd = b.filter(pl.col("measurement") == "OPCOUNTER_CMD")
-    assert cmd.height == 3 * 24
-    assert b.filter(pl.col("host_id").is_in([hosts[4].id])).height == 2 * 24
+    assert cmd.height == 3 * POINTS
+    assert b.filter(pl.col("host_id").is_in([hosts[4].id])).height == 2 * POINTS
     assert a.filter(pl.col("partition_name").is_null()).height == a.height
 
 
@@ -79,7 +82,7 @@ def test_a_users_string_column_joins_after_one_cast(pulls):
         a.join(mine, on="host_id")
     # The cast the README shows.
     joined = a.join(mine.with_columns(pl.col("host_id").cast(pl.Categorical)), on="host_id")
-    assert joined.height == 24
+    assert joined.height == POINTS
     assert joined.schema["host_id"] == pl.Categorical
 
 

@@ -15,6 +15,7 @@ for _module in ("nbclient", "nbformat", "ipykernel", "altair"):
 
 import nbformat  # noqa: E402
 import polars as pl  # noqa: E402
+from conftest import FIXED_NOW  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 
 from opsapi.testing import Simulator  # noqa: E402
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def nsim(monkeypatch, tmp_path):
-    with Simulator(seed=0, projects=2, hosts_per_project=5) as s:
+    with Simulator(seed=0, projects=2, hosts_per_project=5, now=FIXED_NOW) as s:
         monkeypatch.setenv("OPSAPI_BASE_URL", s.base_url)
         monkeypatch.setenv("OPSAPI_PUBLIC_KEY", s.public_key)
         monkeypatch.setenv("OPSAPI_PRIVATE_KEY", s.private_key)

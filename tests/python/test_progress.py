@@ -11,6 +11,8 @@ import pytest
 pytest.importorskip("opsapi._native", reason="the compiled opsapi package is not installed")
 pytest.importorskip("tqdm", reason="tqdm is not installed")
 
+from conftest import FIXED_NOW
+
 from opsapi import _progress  # noqa: E402
 
 
@@ -144,7 +146,7 @@ def test_the_cli_draws_a_text_bar_on_a_terminal_only(monkeypatch) -> None:
 
     from opsapi.testing import Simulator
 
-    with Simulator(seed=0, projects=1, hosts_per_project=4) as sim:
+    with Simulator(seed=0, projects=1, hosts_per_project=4, now=FIXED_NOW) as sim:
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPSAPI_")}
         env.update(
             OPSAPI_BASE_URL=sim.base_url,

@@ -423,7 +423,8 @@ def test_the_opsapi_logger_has_a_null_handler():
 # ---- 14. results exactly as sent -------------------------------------------------------
 
 
-async def test_delete_returns_none_sync_and_async(sim, client, aclient):
+async def test_delete_returns_none_sync_and_async(own_sim, own_client, own_aclient):
+    sim, client, aclient = own_sim, own_client, own_aclient
     entries = client.access_list.list()
     assert len(entries) >= 2 and all(isinstance(e, opsapi.AccessListEntry) for e in entries)
     first, second = entries[0], entries[1]

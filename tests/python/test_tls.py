@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from _children import Lines, stop
 
 import opsapi
 from opsapi.testing import Simulator
@@ -156,14 +157,7 @@ def test_python_m_opsapi_sim_tls_prints_the_ca_file():
         text=True,
     )
     try:
-        env = {}
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if line.startswith("# Ctrl-C"):
-                break
-            key, sep, value = line.rstrip("\n").partition("=")
-            if sep and key.startswith("OPSAPI_"):
-                env[key] = value
+        env = Lines(proc).env_until("# Ctrl-C")
         assert env["OPSAPI_BASE_URL"].startswith("https://127.0.0.1:")
         assert env["OPSAPI_CA_FILE"].endswith("server.pem")
         client = opsapi.Client(
@@ -174,9 +168,7 @@ def test_python_m_opsapi_sim_tls_prints_the_ca_file():
         )
         assert len(client.groups.list()) == 2
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=30) == 0
         assert not os.path.exists(env["OPSAPI_CA_FILE"])
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop(proc)

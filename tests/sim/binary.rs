@@ -2,10 +2,41 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use opsapi::auth::Challenge;
 
 use crate::common::authorization;
+
+/// The first `n` lines a child writes, read on a thread of their own: a child that hangs
+/// before writing them fails the test after `within` (the child is killed by [`Child`]'s
+/// drop, which ends the reader), instead of hanging the whole run.
+fn first_lines(
+    out: impl std::io::Read + Send + 'static,
+    n: usize,
+    within: Duration,
+) -> Vec<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().take(n) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = std::time::Instant::now() + within;
+    (0..n)
+        .map(|i| {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) => line.expect("a line of text"),
+                Err(e) => {
+                    panic!("opsapi-sim wrote {i} of its first {n} lines within {within:?}: {e}")
+                }
+            }
+        })
+        .collect()
+}
 
 struct Child(std::process::Child);
 
@@ -36,12 +67,10 @@ async fn standalone_command_serves_digest_requests() {
             .expect("spawn opsapi-sim"),
     );
     let out = child.0.stdout.take().unwrap();
-    let mut lines = BufReader::new(out).lines();
     let mut base = String::new();
     let mut keys = Vec::new();
     let mut projects = Vec::new();
-    for _ in 0..6 {
-        let line = lines.next().unwrap().unwrap();
+    for line in first_lines(out, 6, Duration::from_secs(60)) {
         if let Some(rest) = line.strip_prefix("base URL:") {
             base = rest.trim().trim_end_matches("/api/public/v1.0").to_string();
         } else if line.starts_with("Global Owner key:") || line.starts_with("Project Read Only:") {

@@ -110,8 +110,11 @@ async fn signed_requests_reuse_the_nonce_and_reject_replays() {
 
 #[tokio::test]
 async fn stale_nonce_after_its_lifetime() {
+    // The clock stands still until advanced: the nonce is good for its whole lifetime and
+    // stale from its end, whatever the load.
     let sim = start(SimConfig {
-        nonce_lifetime: Duration::from_millis(150),
+        nonce_lifetime: Duration::from_secs(150),
+        now: Some(chrono::DateTime::UNIX_EPOCH + chrono::TimeDelta::days(20_000)),
         ..SimConfig::default()
     });
     let api = Api::owner(&sim);
@@ -127,12 +130,22 @@ async fn stale_nonce_after_its_lifetime() {
         )
         .await;
     assert_eq!(r.status, 200);
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    sim.advance(Duration::from_millis(149_999));
     let r = api
         .raw(
             "GET",
             uri,
             Some(authorization(u, p, "GET", uri, &c.nonce, 2)),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 200, "a millisecond of its lifetime left");
+    sim.advance(Duration::from_millis(1));
+    let r = api
+        .raw(
+            "GET",
+            uri,
+            Some(authorization(u, p, "GET", uri, &c.nonce, 3)),
             None,
         )
         .await;
@@ -145,7 +158,7 @@ async fn stale_nonce_after_its_lifetime() {
         .raw(
             "GET",
             uri,
-            Some(authorization(u, "x", "GET", uri, &c.nonce, 3)),
+            Some(authorization(u, "x", "GET", uri, &c.nonce, 4)),
             None,
         )
         .await;
@@ -163,12 +176,12 @@ async fn stale_nonce_after_its_lifetime() {
         .await;
     assert_eq!(r.status, 200);
     // Switched at runtime: a long lifetime revives the first nonce.
-    sim.set_nonce_lifetime(Duration::from_secs(60));
+    sim.set_nonce_lifetime(Duration::from_secs(600));
     let r = api
         .raw(
             "GET",
             uri,
-            Some(authorization(u, p, "GET", uri, &c.nonce, 4)),
+            Some(authorization(u, p, "GET", uri, &c.nonce, 5)),
             None,
         )
         .await;

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::{sim, Api, PREFIX};
+use opsapi::sim::SimConfig;
+
+use crate::common::{sim, start, Api, PREFIX};
 
 #[tokio::test]
 async fn global_alert_filters() {
@@ -44,7 +46,15 @@ async fn global_alert_filters() {
 
 #[tokio::test]
 async fn acknowledge_unacknowledge_and_expiry() {
-    let sim = sim();
+    // The simulator's clock stands at `now` until advanced: expiry happens when the test
+    // says, not when a sleep happens to end.
+    let now = chrono::DateTime::parse_from_rfc3339("2026-03-02T10:00:00Z")
+        .unwrap()
+        .to_utc();
+    let sim = start(SimConfig {
+        now: Some(now),
+        ..SimConfig::default()
+    });
     let api = Api::owner(&sim);
     let world = sim.world();
     let alert = world
@@ -53,7 +63,7 @@ async fn acknowledge_unacknowledge_and_expiry() {
         .find(|a| a.status == "OPEN" && a.acknowledged_until.is_none())
         .unwrap();
     let uri = format!("{PREFIX}/globalAlerts/{}", alert.id);
-    let future = (chrono::Utc::now() + chrono::TimeDelta::days(2))
+    let future = (now + chrono::TimeDelta::days(2))
         .format("%Y-%m-%dT%H:%M:%SZ")
         .to_string();
     let body =
@@ -84,7 +94,7 @@ async fn acknowledge_unacknowledge_and_expiry() {
         assert!(v.get(f).is_none(), "{f}");
     }
     // An acknowledgement that runs out reverts on read.
-    let soon = (chrono::Utc::now() + chrono::TimeDelta::milliseconds(1500)).to_rfc3339();
+    let soon = (now + chrono::TimeDelta::milliseconds(1500)).to_rfc3339();
     let r = api
         .send(
             "PATCH",
@@ -108,7 +118,10 @@ async fn acknowledge_unacknowledge_and_expiry() {
         .get_json("/globalAlerts?status=OPEN&itemsPerPage=500")
         .await;
     assert!(in_list(&listed).get("acknowledgedUntil").is_some());
-    tokio::time::sleep(Duration::from_millis(1600)).await;
+    sim.advance(Duration::from_millis(1499));
+    let got = api.get_json(&format!("/globalAlerts/{}", alert.id)).await;
+    assert!(got.get("acknowledgedUntil").is_some(), "a millisecond left");
+    sim.advance(Duration::from_millis(1));
     let got = api.get_json(&format!("/globalAlerts/{}", alert.id)).await;
     assert!(got.get("acknowledgedUntil").is_none());
     assert!(got.get("acknowledgingUsername").is_none());

@@ -1,7 +1,6 @@
 //! The simulator's request log: raw paths and queries, in arrival order.
 
-use std::time::Duration;
-
+use opsapi::sim::Aim;
 use serde_json::Value;
 
 use crate::common::{sim, Api, PREFIX};
@@ -38,15 +37,17 @@ async fn the_log_is_in_arrival_order_even_when_answers_finish_out_of_order() {
     let h = &w.hosts[0];
     assert_eq!(api.get("/groups").await.status, 200);
     sim.clear_requests();
-    // A slow request (a big measurement render) first, then a fast one.
-    let slow = format!(
-        "/groups/{}/hosts/{}/measurements?granularity=PT10S&period=P1D",
-        h.group_id, h.id
-    );
+    // The first request is held on arrival until the second has been answered.
+    let slow_path = format!("/groups/{}/hosts/{}/measurements", h.group_id, h.id);
+    let slow = format!("{slow_path}?granularity=PT10S&period=P1D");
+    let hold = sim.hold(Aim::get(slow_path));
     let a2 = api.clone();
     let first = tokio::spawn(async move { a2.get(&slow).await.status });
-    tokio::time::sleep(Duration::from_millis(30)).await;
+    hold.arrived().await;
     assert_eq!(api.get("/globalAlerts?pageNum=1").await.status, 200);
+    assert_eq!(sim.requests()[1].status, 200, "answered");
+    assert_eq!(sim.requests()[0].status, 0, "still held");
+    hold.release();
     assert_eq!(first.await.unwrap(), 200);
     let log = sim.requests();
     assert_eq!(log.len(), 2);

@@ -173,6 +173,13 @@ macro_rules! client_class {
             fn server_version(&self) -> Option<String> {
                 self.client.server_version().and_then(|v| v.version_string)
             }
+            /// The server's clock, as the `Date` headers of its answers show it (to the
+            /// second) where that is more than 2 s from this machine's; else, and before any
+            /// answer, this machine's clock. Acknowledgements count from it.
+            #[getter]
+            fn server_time(&self) -> chrono::DateTime<chrono::Utc> {
+                self.client.server_time()
+            }
             /// The global API access list.
             #[getter]
             fn access_list(&self) -> $al {

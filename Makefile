@@ -5,8 +5,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: test venv dev rust-lint rust-test rust-features python-build python-test \
-	python-test-versions stubtest python-lint demo clean-venv
+.PHONY: test venv dev nextest rust-lint rust-test rust-features python-build python-test \
+	python-test-versions stubtest python-lint demo clean-venv test-stress
 
 test: rust-lint rust-test rust-features python-build python-test stubtest python-lint \
 	python-test-versions
@@ -26,18 +26,27 @@ rust-lint:
 	cargo fmt --check
 	cargo clippy --quiet --all-targets --all-features -- -D warnings
 
-rust-test:
-	cargo test --quiet
+# The Rust tests run under cargo-nextest: each test in a process of its own, with a bound on
+# each (.config/nextest.toml), so that a hang fails its test by name. The doctests, which
+# nextest does not run, run with cargo test.
+nextest:
+	cargo nextest --version >/dev/null 2>&1 || cargo install --locked cargo-nextest
+
+rust-test: nextest
+	cargo nextest run --cargo-quiet --status-level fail --final-status-level slow
+	cargo test --quiet --doc
 
 # Each feature set a Rust user can ask for compiles, lints and passes its tests: the client
 # alone (no polars, no simulator), the simulator without frames, frames without the
-# simulator. The default set (frames + sim) and --all-features are covered above.
-rust-features:
-	cargo clippy --quiet --no-default-features --all-targets -- -D warnings
-	cargo clippy --quiet --no-default-features --features sim --all-targets -- -D warnings
-	cargo clippy --quiet --no-default-features --features frames --all-targets -- -D warnings
-	cargo test --quiet --no-default-features
-	cargo test --quiet --no-default-features --features sim
+# simulator. The default set (frames + sim) is rust-test's; --all-features is linted above.
+FEATURE_SETS := "" "--features sim" "--features frames"
+rust-features: nextest
+	for f in $(FEATURE_SETS); do \
+	  cargo clippy --quiet --no-default-features $$f --all-targets -- -D warnings || exit 1; \
+	  cargo nextest run --cargo-quiet --status-level fail --final-status-level slow \
+	    --no-tests=pass --no-default-features $$f || exit 1; \
+	  cargo test --quiet --doc --no-default-features $$f || exit 1; \
+	done
 
 # The fast loop: an editable debug build of the extension into the venv (python/ is used in
 # place), then `.venv/bin/python -m pytest tests/python -x`. `make test` builds the release wheel.
@@ -49,8 +58,9 @@ python-build: venv
 	$(BIN)/maturin build --release --quiet --out $(CARGO_TARGET_DIR)/wheels-opsapi
 	$(BIN)/pip install -q --force-reinstall --no-deps $$(ls -t $(CARGO_TARGET_DIR)/wheels-opsapi/opsapi-*.whl | head -1)
 
+# In file order (`make test-stress` shuffles it); pytest-timeout bounds every test.
 python-test: venv
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/python
+	$(BIN)/python -m pytest -q -p no:cacheprovider -p no:randomly tests/python
 
 # The suite (without the notebook, browser and Dask tests) on the oldest and the newest other
 # CPython of the machine, the oldest with the oldest polars pyproject.toml allows; skipped,
@@ -72,6 +82,14 @@ demo: python-build
 
 clean-venv:
 	rm -rf $(VENV)
+
+# The suite under load (issue 21): the Rust integration binaries 20 times with 8 tests at once
+# and the Python suite (without notebooks and browser) 5 times in random order, while both
+# cores are kept busy (stress-ng, installed from Debian when missing and apt is usable; else
+# busy Python processes). Every failure is reported with its run and seed. Not part of
+# `make test`: it takes most of an hour.
+test-stress: python-build nextest
+	$(BIN)/python .ci/stress.py --rust-runs 20 --python-runs 5 --python $(BIN)/python
 
 # Benchmarks against what users would pick instead (issues 7 and 14): bench/RESULTS.md (and
 # .json, which the next run compares with), also printed; then the soak (issue 12) adds its

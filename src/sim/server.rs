@@ -28,7 +28,7 @@ use super::metrics::{
 };
 pub(crate) use super::reply::{err, Reply};
 use super::rng::SplitMix64;
-use super::world::{Alert, Host, World};
+use super::world::{AccessListEntry, Alert, Host, World};
 use super::{Fault, Faults, Keys, RequestRecord, SimConfig};
 
 mod auth;

@@ -29,17 +29,31 @@ impl Ctx<'_> {
         let w = self.world();
         match w.access_list.iter().find(|e| e.id == id) {
             Some(e) => {
-                let v = json!({
-                    "cidrBlock": e.cidr_block,
-                    "created": iso(&e.created),
-                    "description": e.description,
-                    "id": e.id,
-                    "links": [link(self.url(&format!("/admin/accessList/{}", e.id)), "self")],
-                });
+                let v = self.access_list_entry_json(e);
                 drop(w);
                 self.r.entity(200, v)
             }
             None => not_found(),
         }
+    }
+
+    /// `GET /admin/accessList`, every page.
+    pub(crate) fn access_list(&self) -> Reply {
+        let w = self.world();
+        let items: Vec<_> = w.access_list.iter().collect();
+        let reply = self.list(items, |e| self.access_list_entry_json(e));
+        drop(w);
+        reply
+    }
+
+    /// An entry as the API shows it.
+    fn access_list_entry_json(&self, e: &AccessListEntry) -> Value {
+        json!({
+            "cidrBlock": e.cidr_block,
+            "created": iso(&e.created),
+            "description": e.description,
+            "id": e.id,
+            "links": [link(self.url(&format!("/admin/accessList/{}", e.id)), "self")],
+        })
     }
 }

@@ -321,21 +321,7 @@ impl Ctx<'_> {
             }
             Route::GlobalAlerts => self.cached_alert_list(|| self.global_alerts()),
             Route::GlobalAlert(a) => self.global_alert(a, body),
-            Route::AccessList => {
-                let w = self.world();
-                let items: Vec<_> = w.access_list.iter().collect();
-                let reply = self.list(items, |e| {
-                    json!({
-                        "cidrBlock": e.cidr_block,
-                        "created": iso(&e.created),
-                        "description": e.description,
-                        "id": e.id,
-                        "links": [link(self.url(&format!("/admin/accessList/{}", e.id)), "self")],
-                    })
-                });
-                drop(w);
-                reply
-            }
+            Route::AccessList => self.access_list(),
             Route::AccessListEntry(id) => self.access_list_entry(id),
         }
     }

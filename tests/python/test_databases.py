@@ -7,17 +7,13 @@ import datetime as dt
 
 import polars as pl
 import pytest
+from _truth import PAGE1, frame_rows, get, requests_of, series, served, served_rows, window
 
 import opsapi
 from opsapi import capacity
 from opsapi.testing import Simulator
 
-API = "/api/public/v1.0"
 SIZES = ["DATABASE_STORAGE_SIZE", "DATABASE_INDEX_SIZE"]
-
-
-def sent(sim):
-    return [r for r in sim.requests() if r["authorized"]]
 
 
 async def call(client, resource, name, *args, **kwargs):
@@ -45,28 +41,38 @@ async def test_databases_lists_every_name(sim, any_client, truth):
     g, h, names = a_mongod(truth)
     got = await call(any_client, "hosts", "databases", g, h)
     assert got == names and "admin" in got
-    r = sent(sim)[-1]
-    assert (r["method"], r["path"]) == ("GET", f"{API}/groups/{g}/hosts/{h}/databases")
+    assert requests_of(sim) == [get(f"/groups/{g}/hosts/{h}/databases", PAGE1)]
 
 
-async def test_database_measurements(sim, any_client, truth):
+async def test_database_measurements(sim, any_client, truth, fixed_now):
     g, h, names = a_mongod(truth)
     m = await call(
-        any_client, "measurements", "database", g, h, names[0],
+        any_client, "measurements", "database", g, h, names[1],
         granularity="PT1H", period="P1D", metrics=SIZES,
     )  # fmt: skip
-    r = sent(sim)[-1]
-    assert r["path"] == f"{API}/groups/{g}/hosts/{h}/databases/{names[0]}/measurements"
-    assert r["query"] == "granularity=PT1H&period=P1D&m=DATABASE_STORAGE_SIZE&m=DATABASE_INDEX_SIZE"
-    assert (m.database_name, m.partition_name, m.host_id) == (names[0], None, h)
-    assert [s.name for s in m.series] == SIZES
+    path = f"/groups/{g}/hosts/{h}/databases/{names[1]}/measurements"
+    query = "granularity=PT1H&period=P1D&m=DATABASE_STORAGE_SIZE&m=DATABASE_INDEX_SIZE"
+    assert requests_of(sim) == [get(path, query)]
+    assert (m.database_name, m.partition_name, m.host_id) == (names[1], None, h)
+    assert sorted(s.name for s in m.series) == sorted(SIZES)
     assert all(s.units == "BYTES" for s in m.series)
+    assert m.to_dict() == served(sim, path, granularity="PT1H", period="P1D", m=SIZES)
+    # The seeded size: storage plus indexes, at the anchor (the fixed clock) and a day before.
+    seed = truth.filter(pl.col("host_id") == h, pl.col("database_name") == names[1]).row(
+        0, named=True
+    )
+    got = series(m)
+    stamps = window(fixed_now, dt.timedelta(days=1), dt.timedelta(hours=1))
+    assert all(s[1] == stamps for s in got.values()) and stamps[-1] == seed["anchor"]
+    size = [a + b for a, b in zip(got[SIZES[0]][2], got[SIZES[1]][2])]
+    assert size[-1] == pytest.approx(seed["size_bytes_at_anchor"], abs=1)
+    assert size[-1] - size[0] == pytest.approx(seed["growth_bytes_per_day"], abs=1)
     frame = m.to_polars()
     assert frame.columns[:6] == [
         "group_id", "host_id", "process_id", "partition_name", "database_name", "measurement",
     ]  # fmt: skip
-    assert frame["database_name"].unique().to_list() == [names[0]]
-    assert m.to_dict()["databaseName"] == names[0]
+    assert frame["database_name"].unique().to_list() == [names[1]]
+    assert m.to_dict()["databaseName"] == names[1]
 
 
 async def test_database_errors(sim, any_client, truth):
@@ -92,15 +98,29 @@ async def test_database_errors(sim, any_client, truth):
 
 async def test_fleet_of_databases(sim, any_client, truth):
     g, h, names = a_mongod(truth)
+    targets = [(g, h, n) for n in names]
     frame = await call(
-        any_client, "measurements", "fleet", [(g, h, n) for n in names],
+        any_client, "measurements", "fleet", targets,
         kind="database", granularity="PT1H", period="PT6H", metrics=SIZES,
     )  # fmt: skip
+    query = "granularity=PT1H&period=PT6H&m=DATABASE_STORAGE_SIZE&m=DATABASE_INDEX_SIZE"
+    assert sorted(requests_of(sim)) == sorted(
+        get(f"/groups/{g}/hosts/{h}/databases/{n}/measurements", query) for n in names
+    )
     assert frame["database_name"].null_count() == 0
-    assert sorted(frame["database_name"].unique().to_list()) == sorted(names)
     assert frame["partition_name"].null_count() == frame.height
-    paths = {r["path"] for r in sent(sim)}
-    assert {f"{API}/groups/{g}/hosts/{h}/databases/{n}/measurements" for n in names} <= paths
+    params = {"granularity": "PT1H", "period": "PT6H", "m": SIZES}
+    assert frame_rows(frame) == served_rows(sim, targets, "database", **params)
+    mine = truth.filter(pl.col("host_id") == h)
+    at_anchor = frame.filter(pl.col("timestamp") == mine["anchor"][0])
+    got = dict(
+        at_anchor.group_by(pl.col("database_name").cast(pl.String))
+        .agg(pl.col("value").sum())
+        .rows()
+    )
+    assert sorted(got) == sorted(names)
+    for d in mine.iter_rows(named=True):
+        assert got[d["database_name"]] == pytest.approx(d["size_bytes_at_anchor"], abs=1)
 
 
 @pytest.mark.parametrize(

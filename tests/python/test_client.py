@@ -5,13 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
-import time
 
 import pytest
+from _truth import PAGE1, get, requests_of
 
 import opsapi
 
-API = "/api/public/v1.0"
 UTC = dt.timezone.utc
 
 
@@ -78,10 +77,12 @@ def test_retries_log_a_warning(sim, caplog):
     assert logging.WARNING in levels and logging.DEBUG in levels
 
 
-def test_transport_error(sim):
-    c = opsapi.Client("http://127.0.0.1:9", "k", "secret-key", max_retries=0, timeout=2)
+def test_transport_error(closed_port):
+    c = opsapi.Client(f"http://127.0.0.1:{closed_port}", "k", "secret-key", max_retries=0)
     with pytest.raises(opsapi.TransportError) as e:
         c.groups.list()
+    assert not isinstance(e.value, opsapi.RequestTimeoutError)  # refused, not timed out
+    assert "GET /groups" in str(e.value)
     assert "secret-key" not in str(e.value)
 
 
@@ -104,7 +105,9 @@ def test_from_env(sim, monkeypatch):
         opsapi.Client.from_env()
     assert e.value.argument == "OPSAPI_PRIVATE_KEY"
     monkeypatch.setenv("OPSAPI_PRIVATE_KEY", sim.private_key)
-    assert opsapi.Client.from_env().groups.list()
+    groups = opsapi.Client.from_env().groups.list()
+    assert [g.id for g in groups] == [p["id"] for p in sim.world()["projects"]]
+    assert requests_of(sim) == [get("/groups", PAGE1)]
 
 
 def test_no_key_in_reprs_errors_or_logs(sim, ids, caplog):
@@ -114,35 +117,38 @@ def test_no_key_in_reprs_errors_or_logs(sim, ids, caplog):
         sim.inject(503, 1, retry_after=0)
         hosts = c.hosts.list(ids["group"])
         texts = [repr(c), repr(hosts), repr(hosts[0]), repr(c.hosts), repr(sim)]
-        try:
+        with pytest.raises(opsapi.NotFoundError) as e:
             c.hosts.get(ids["group"], "nope")
-        except opsapi.NotFoundError as e:
-            texts += [str(e), repr(e)]
+        texts += [str(e.value), repr(e.value)]
     texts += [r.getMessage() for r in caplog.records]
     assert len(caplog.records) >= 3
     assert not [t for t in texts if key in t or sim.public_key in t]
 
 
-def test_gil_is_released_during_a_slow_call(sim):
-    sim.set_faults(latency=0.5)
-    ticks = []
-    stop = threading.Event()
+def test_gil_is_released_during_a_call(sim):
+    """While a call waits for its answer, other Python threads run: here the answer is held
+    until Python code in another thread releases it, which it can only do if the waiting call
+    let go of the GIL (one that did not would end in its time budget instead)."""
+    c = sim.client(timeout=30)
+    c.groups.list()  # the handshake, so the held request is the call's own
+    returned = threading.Event()
+    ran = []
 
-    def count():
-        while not stop.is_set():
-            ticks.append(1)
-            time.sleep(0.01)
+    def release_from_python(held):
+        assert held.wait_arrived(timeout=30)
+        ran.append(returned.is_set())  # Python ran while the call was still waiting
+        held.release()
 
-    t = threading.Thread(target=count)
-    try:
-        c = sim.client()
+    with sim.hold(method="GET", path="/groups") as held:
+        t = threading.Thread(target=release_from_python, args=(held,))
         t.start()
-        c.groups.list()
-    finally:
-        stop.set()
-        t.join()
-        sim.set_faults()
-    assert len(ticks) >= 20
+        try:
+            groups = c.groups.list()
+            returned.set()
+        finally:
+            t.join()
+    assert ran == [False]
+    assert [g.id for g in groups] == sim.group_ids
 
 
 def test_submodules_are_reachable_from_the_package() -> None:

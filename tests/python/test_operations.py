@@ -1,12 +1,15 @@
 """Walks the README's operation table against the simulator, so that no row can go stale:
-each Python call (sync and async) sends exactly the row's method and path, the Rust call
+each Python call (sync and async) sends exactly the row's method and path, with the query and
+body this file expects of the row's call (``SENT``), the Rust call
 exists in src/api/<resource>.rs, and the CLI command sends the same request. The other way
 round, every method of the clients' resource objects (found by introspection) must have a row,
 and the fleet pulls may send only the rows' requests."""
 
 from __future__ import annotations
 
+import datetime as dt
 import io
+import json
 import re
 from pathlib import Path
 
@@ -45,6 +48,50 @@ def rows() -> list[dict[str, str]]:
 
 
 ROWS = rows()
+
+PAGE1 = "pageNum=1&itemsPerPage=500"
+WINDOW = "granularity=PT1H&period=P1D"
+# What each row's call sends besides its method and path: (query, body). A body's
+# acknowledgedUntil is a time from the server's clock (the fixed ``now`` of the simulator):
+# given here as its offset from that clock.
+SENT: dict[str, tuple[object, object]] = {
+    "client.access_list.delete(x)": (None, None),
+    "client.access_list.list()": (PAGE1, None),
+    'client.global_alerts.list(status="OPEN")': (f"status=OPEN&{PAGE1}", None),
+    "client.global_alerts.get(a)": (None, None),
+    'client.global_alerts.acknowledge(a, duration="4h")': (
+        None,
+        {"acknowledgedUntil": dt.timedelta(hours=4)},
+    ),
+    "client.global_alerts.unacknowledge(a)": (
+        None,
+        {"acknowledgedUntil": -dt.timedelta(minutes=1)},
+    ),
+    "client.global_alerts.acknowledge_many([a], forever=True)": (
+        None,
+        {"acknowledgedUntil": lambda now: now.replace(year=now.year + 100)},  # "forever"
+    ),
+    "client.global_alerts.unacknowledge_many([a])": (
+        None,
+        {"acknowledgedUntil": -dt.timedelta(minutes=1)},
+    ),
+    "client.groups.list()": (PAGE1, None),
+    "client.groups.get(g)": (None, None),
+    "client.alert_configs.list(g)": (PAGE1, None),
+    "client.alert_configs.open_alerts(g, c)": (PAGE1, None),
+    "client.hosts.list(g)": (PAGE1, None),
+    "client.hosts.get(g, h)": (None, None),
+    "client.hosts.partitions(g, h)": (PAGE1, None),
+    "client.hosts.databases(g, h)": (PAGE1, None),
+    'client.measurements.host(g, h, granularity="PT1H", period="P1D")': (WINDOW, None),
+    'client.measurements.disk(g, h, p, granularity="PT1H", period="P1D")': (WINDOW, None),
+    'client.measurements.database(g, h, d, granularity="PT1H", period="P1D")': (WINDOW, None),
+    "client.events.list(g)": (PAGE1, None),
+    "client.events.get(g, e)": (None, None),
+}
+# A client counts acknowledgements from the server's Date (to the second) plus the time since
+# that answer: on a fixed clock, exact to this slack.
+SLACK = dt.timedelta(seconds=2)
 
 
 def resource_methods(client) -> set[tuple[str, str]]:
@@ -97,10 +144,14 @@ def test_every_client_method_has_a_row():
         assert f"`{method}" in after or f".{method}(" in after, method
 
 
+def test_every_row_says_what_it_sends():
+    assert sorted(SENT) == sorted(r["sync"] for r in ROWS)
+
+
 @pytest.fixture
-def world():
+def world(fixed_now):
     """A fresh simulator per row (the DELETE and PATCH rows change it), with real ids."""
-    with Simulator(seed=0, projects=1, hosts_per_project=3) as sim:
+    with Simulator(seed=0, projects=1, hosts_per_project=3, now=fixed_now) as sim:
         c = sim.client()
         g = sim.group_ids[0]
         truth = [t for t in sim.database_truth() if t["group_id"] == g]
@@ -128,6 +179,25 @@ def last_request(sim) -> tuple[str, str]:
     return r["method"], r["path"]
 
 
+def check_sent(sim, row, what) -> None:
+    """The last request's query and body are the ones ``SENT`` gives for the row."""
+    r = [r for r in sim.requests() if r["authorized"]][-1]
+    query, body = SENT[row["sync"]]
+    assert r["query"] == query, (what, r["query"])
+    if body is None:
+        assert r["body"] == b"", (what, r["body"])
+        return
+    got = json.loads(r["body"])
+    assert sorted(got) == sorted(body), (what, got)
+    for key, want in body.items():
+        if isinstance(want, dt.timedelta) or callable(want):
+            expected = sim.now + want if isinstance(want, dt.timedelta) else want(sim.now)
+            at = dt.datetime.fromisoformat(got[key].replace("Z", "+00:00"))
+            assert expected <= at <= expected + SLACK, (what, key, got[key])
+        else:
+            assert got[key] == want, (what, key)
+
+
 @pytest.mark.parametrize("row", ROWS, ids=[f"{r['method_path']}::{r['sync']}" for r in ROWS])
 async def test_each_row_sends_its_request(world, row):
     sim, ids = world
@@ -136,6 +206,7 @@ async def test_each_row_sends_its_request(world, row):
     sim.clear_requests()
     eval(row["sync"], {}, {"client": sim.client(), **ids})  # noqa: S307 (the README's own text)
     assert last_request(sim) == want, row["sync"]
+    check_sent(sim, row, row["sync"])
 
     if row["method_path"].startswith("DELETE"):
         # The entry is gone now: the async twin must send the same request (and get a 404).
@@ -147,6 +218,7 @@ async def test_each_row_sends_its_request(world, row):
         sim.clear_requests()
         await eval(row["async"].removeprefix("await "), {}, {"client": sim.async_client(), **ids})
     assert last_request(sim) == want, row["async"]
+    check_sent(sim, row, row["async"])
 
     # The Rust call: `client.<resource>().<method>(` exists in src/api/<resource>.rs.
     for resource, method in re.findall(r"client\.(\w+)\(\)\.(\w+)\(", row["rust"]):
@@ -175,6 +247,7 @@ async def test_each_row_sends_its_request(world, row):
             code = cli.main(argv, out=io.StringIO())
         assert code == 0, argv
         assert last_request(sim) == want, argv
+        check_sent(sim, row, argv)
 
 
 def test_fleet_pulls_send_only_the_rows_requests(world, tmp_path):
@@ -191,7 +264,15 @@ def test_fleet_pulls_send_only_the_rows_requests(world, tmp_path):
     c.measurements.fleet([(g, h), (g, h, ids["p"])], **window)
     c.measurements.fleet([(g, h, ids["d"])], kind="database", **window)
     c.measurements.fleet_to_parquet([(g, h), (g, h, ids["p"])], tmp_path / "f", **window)
-    sent = [f"{r['method']} {r['path']}" for r in sim.requests() if r["authorized"]]
+    sent = [r for r in sim.requests() if r["authorized"]]
     assert len(sent) == 5
-    for request in sent:
+    for r in sent:
+        request = f"{r['method']} {r['path']}"
         assert any(p.fullmatch(request) for p in patterns), request
+        assert (r["query"], r["body"]) == (WINDOW, b""), request
+    paths = sorted(r["path"] for r in sent)
+    assert paths == sorted(
+        [f"{API}/groups/{g}/hosts/{h}/measurements"] * 2
+        + [f"{API}/groups/{g}/hosts/{h}/disks/{ids['p']}/measurements"] * 2
+        + [f"{API}/groups/{g}/hosts/{h}/databases/{ids['d']}/measurements"]
+    )

@@ -1,44 +1,99 @@
-//! `client.alert_configs()`: the open alerts of one alert configuration.
+//! `client.alert_configs()`: the alert configurations of a project, and the open alerts of
+//! one of them.
 
 use opsapi::AlertStatus;
 
-use crate::common::{authorized, client, sim, API};
+use crate::common::{authorized, seen, sim, warm};
+
+#[tokio::test]
+async fn list_alert_configs_sends_one_page_request_and_returns_the_seeded_configurations() {
+    let sim = sim();
+    let c = warm(&sim).await;
+    let world = sim.world();
+    let mut lines = Vec::new();
+    for p in &world.projects {
+        let configs = c.alert_configs().list(&p.id).await.unwrap();
+        lines.push(format!(
+            "GET /groups/{}/alertConfigs?pageNum=1&itemsPerPage=500 signed 200",
+            p.id
+        ));
+        let want: Vec<&opsapi::sim::AlertConfig> = world
+            .alert_configs
+            .iter()
+            .filter(|c| c.group_id == p.id)
+            .collect();
+        assert!(!want.is_empty());
+        assert_eq!(configs.total_count(), want.len() as u64);
+        assert_eq!(configs.len(), want.len());
+        for (got, want) in configs.iter().zip(&want) {
+            assert_eq!(got.id.as_deref(), Some(want.id.as_str()));
+            assert_eq!(got.group_id.as_deref(), Some(want.group_id.as_str()));
+            assert_eq!(
+                got.event_type_name.as_deref(),
+                Some(want.event_type_name.as_str())
+            );
+            assert_eq!(got.created, Some(want.created), "{}", want.id);
+            let threshold = got.metric_threshold.as_ref();
+            match (&want.metric_name, &want.threshold) {
+                (Some(metric), Some((t, units))) => {
+                    let th = threshold.expect("metricThreshold");
+                    assert_eq!(th["metricName"], metric.as_str(), "{}", want.id);
+                    assert_eq!(th["threshold"], *t, "{}", want.id);
+                    assert_eq!(th["units"], units.as_str(), "{}", want.id);
+                }
+                _ => assert_eq!(threshold, None, "{}", want.id),
+            }
+        }
+    }
+    assert!(
+        world.alert_configs.iter().any(|c| c.threshold.is_some())
+            && world.alert_configs.iter().any(|c| c.threshold.is_none()),
+        "configurations with and without a metric threshold"
+    );
+    assert_eq!(seen(&sim), lines);
+    assert!(authorized(&sim).iter().all(|r| r.body.is_empty()));
+}
 
 #[tokio::test]
 async fn open_alerts_of_a_configuration() {
     let sim = sim();
-    let c = client(&sim);
+    let c = warm(&sim).await;
     let world = sim.world();
-    let (cfg, n) = world
+    let (cfg, want) = world
         .alert_configs
         .iter()
         .map(|cfg| {
-            let n = world
+            let open: Vec<&opsapi::sim::Alert> = world
                 .alerts
                 .iter()
                 .filter(|a| a.alert_config_id == cfg.id && a.status == "OPEN")
-                .count();
-            (cfg, n)
+                .collect();
+            (cfg, open)
         })
-        .max_by_key(|(_, n)| *n)
+        .max_by_key(|(_, open)| open.len())
         .unwrap();
-    assert!(n > 0, "the simulator seeds open alerts");
+    assert!(want.len() > 1, "the simulator seeds open alerts");
     let alerts = c
         .alert_configs()
         .open_alerts(&cfg.group_id, &cfg.id)
         .await
         .unwrap();
-    assert_eq!(alerts.len(), n);
-    assert!(alerts
-        .iter()
-        .all(|a| a.alert_config_id.as_deref() == Some(cfg.id.as_str())
-            && a.status == Some(AlertStatus::Open)));
-    let req = authorized(&sim).pop().unwrap();
     assert_eq!(
-        req.path,
-        format!(
-            "{API}/groups/{}/alertConfigs/{}/alerts",
+        seen(&sim),
+        [format!(
+            "GET /groups/{}/alertConfigs/{}/alerts?pageNum=1&itemsPerPage=500 signed 200",
             cfg.group_id, cfg.id
-        )
+        )]
     );
+    assert!(authorized(&sim)[0].body.is_empty());
+    assert_eq!(alerts.total_count(), want.len() as u64);
+    assert_eq!(alerts.len(), want.len());
+    for (got, want) in alerts.iter().zip(&want) {
+        assert_eq!(got.id.as_deref(), Some(want.id.as_str()));
+        assert_eq!(got.alert_config_id.as_deref(), Some(cfg.id.as_str()));
+        assert_eq!(got.group_id.as_deref(), Some(cfg.group_id.as_str()));
+        assert_eq!(got.status, Some(AlertStatus::Open));
+        assert_eq!(got.created, Some(want.created));
+        assert_eq!(got.metric_name, want.metric_name);
+    }
 }

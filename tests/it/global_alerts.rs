@@ -1,10 +1,84 @@
 //! `client.global_alerts()`: the list filters as they go out, acknowledging and
 //! un-acknowledging one alert, and many alerts at once.
 
-use chrono::Utc;
-use opsapi::{AckUntil, Acknowledgement, AlertStatus, Error, GlobalAlertsQuery};
+use chrono::{DateTime, Utc};
+use futures_util::{StreamExt, TryStreamExt};
+use opsapi::sim::{SimConfig, Simulator};
+use opsapi::{AckUntil, Acknowledgement, AlertStatus, Error, GlobalAlert, GlobalAlertsQuery};
 
-use crate::common::{authorized, client, client_with, json_body, query_pairs, sim, API};
+use crate::common::{
+    authorized, client, client_with, json_body, query_pairs, seen, sim, start, warm, API,
+};
+
+fn at(s: &str) -> DateTime<Utc> {
+    opsapi::query::parse_timestamp("t", s).unwrap()
+}
+
+/// A simulator of `alerts` global alerts whose clock stands at 2024-06-03T12:00:00Z (the
+/// world's anchor): which acknowledgements still run does not depend on the time of day.
+fn sim_at_fixed_now(alerts: usize) -> Simulator {
+    start(SimConfig {
+        global_alerts: alerts,
+        now: Some(at("2024-06-03T12:00:00Z")),
+        ..SimConfig::default()
+    })
+}
+
+/// Every field of a decoded alert next to the seeded alert it must equal (the simulator's
+/// snapshot, with the acknowledgements that ran out removed).
+fn assert_alert_is(got: &GlobalAlert, want: &opsapi::sim::Alert) {
+    let id = want.id.as_str();
+    assert_eq!(got.id.as_deref(), Some(id));
+    assert_eq!(
+        got.group_id.as_deref(),
+        Some(want.group_id.as_str()),
+        "{id}"
+    );
+    assert_eq!(
+        got.alert_config_id.as_deref(),
+        Some(want.alert_config_id.as_str()),
+        "{id}"
+    );
+    assert_eq!(
+        got.event_type_name.as_deref(),
+        Some(want.event_type_name.as_str()),
+        "{id}"
+    );
+    assert_eq!(
+        got.type_name.as_deref(),
+        Some(want.type_name.as_str()),
+        "{id}"
+    );
+    assert_eq!(
+        got.status.as_ref().map(|s| s.as_str()),
+        Some(want.status.as_str()),
+        "{id}"
+    );
+    assert_eq!(got.created, Some(want.created), "{id}");
+    assert_eq!(got.updated, Some(want.updated), "{id}");
+    assert_eq!(got.resolved, want.resolved, "{id}");
+    assert_eq!(got.last_notified, want.last_notified, "{id}");
+    assert_eq!(got.metric_name, want.metric_name, "{id}");
+    assert_eq!(
+        got.current_value
+            .as_ref()
+            .map(|v| (v.number.unwrap(), v.units.clone().unwrap())),
+        want.current_value.clone(),
+        "{id}"
+    );
+    assert_eq!(got.host_id, want.host_id, "{id}");
+    assert_eq!(got.hostname_and_port, want.hostname_and_port, "{id}");
+    assert_eq!(got.replica_set_name, want.replica_set_name, "{id}");
+    assert_eq!(got.acknowledged_until, want.acknowledged_until, "{id}");
+    assert_eq!(
+        got.acknowledgement_comment, want.acknowledgement_comment,
+        "{id}"
+    );
+    assert_eq!(
+        got.acknowledging_username, want.acknowledging_username,
+        "{id}"
+    );
+}
 
 /// Ids of open alerts in the seeded world.
 fn open_alert_ids(sim: &opsapi::sim::Simulator, n: usize) -> Vec<String> {
@@ -37,9 +111,16 @@ async fn global_alerts_filters_go_out_as_documented() {
         .await
         .unwrap();
     let world = sim.world();
-    let expected = world.alerts.iter().filter(|a| a.status == "OPEN").count();
-    assert_eq!(open.len(), expected);
-    assert_eq!(open.total_count(), expected as u64);
+    let expected: Vec<&str> = world
+        .alerts
+        .iter()
+        .filter(|a| a.status == "OPEN" && a.created >= after && a.created <= before)
+        .map(|a| a.id.as_str())
+        .collect();
+    assert_eq!(open.len(), expected.len());
+    assert_eq!(open.total_count(), expected.len() as u64);
+    let got: Vec<&str> = open.iter().map(|a| a.id.as_deref().unwrap()).collect();
+    assert_eq!(got, expected, "the seeded open alerts, oldest first");
     assert!(open.iter().all(|a| a.status == Some(AlertStatus::Open)));
     let reqs = authorized(&sim);
     assert_eq!(reqs.len(), 1);
@@ -54,6 +135,116 @@ async fn global_alerts_filters_go_out_as_documented() {
             ("itemsPerPage".into(), "500".into()),
         ]
     );
+}
+
+/// The filters of the many-page listing and stream tests, and the seeded alerts they match
+/// (more than two pages' worth).
+fn closed_in_window(world: &opsapi::sim::World) -> (GlobalAlertsQuery, Vec<&opsapi::sim::Alert>) {
+    let (after, before) = (at("2024-04-15T00:00:00Z"), at("2024-05-31T23:59:59Z"));
+    let q = GlobalAlertsQuery::new()
+        .status(AlertStatus::Closed)
+        .created_on_or_after(after)
+        .created_on_or_before(before);
+    let want: Vec<_> = world
+        .alerts
+        .iter()
+        .filter(|a| a.status == "CLOSED" && a.created >= after && a.created <= before)
+        .collect();
+    assert!(want.len() > 1000, "{} alerts: three pages", want.len());
+    (q, want)
+}
+
+/// The request line of page `n` of [`closed_in_window`]'s listing.
+fn closed_in_window_page(n: usize) -> String {
+    format!(
+        "GET /globalAlerts?status=CLOSED&createdOnOrAfter=2024-04-15T00%3A00%3A00Z\
+         &createdOnOrBefore=2024-05-31T23%3A59%3A59Z&pageNum={n}&itemsPerPage=500 signed 200"
+    )
+}
+
+#[tokio::test]
+async fn global_alerts_list_of_many_pages_sends_every_filter_with_every_page() {
+    let sim = sim_at_fixed_now(4000);
+    let c = warm(&sim).await;
+    let world = sim.world();
+    let (q, want) = closed_in_window(&world);
+    let list = c.global_alerts().list(&q).await.unwrap();
+    // Pages 2.. are fetched concurrently: compared as a sorted list, not in arrival order.
+    let pages = want.len().div_ceil(500);
+    assert_eq!(pages, 3);
+    let mut lines = seen(&sim);
+    lines.sort();
+    let expected: Vec<String> = (1..=pages).map(closed_in_window_page).collect();
+    assert_eq!(lines, expected);
+    assert!(authorized(&sim).iter().all(|r| r.body.is_empty()));
+    assert_eq!(list.total_count(), want.len() as u64);
+    assert_eq!(list.len(), want.len());
+    for (got, want) in list.iter().zip(&want) {
+        assert_alert_is(got, want);
+    }
+}
+
+#[tokio::test]
+async fn global_alerts_stream_fetches_one_page_at_a_time_as_it_is_consumed() {
+    let sim = sim_at_fixed_now(4000);
+    let c = warm(&sim).await;
+    let world = sim.world();
+    let (q, want) = closed_in_window(&world);
+    let mut stream = c.global_alerts().stream(&q).unwrap();
+    // Nothing is sent before the stream is polled.
+    assert!(sim.requests().is_empty());
+    let first = stream.next().await.unwrap().unwrap();
+    assert_alert_is(&first, want[0]);
+    assert_eq!(
+        seen(&sim),
+        [closed_in_window_page(1)],
+        "only the first page"
+    );
+    let rest: Vec<GlobalAlert> = stream.try_collect().await.unwrap();
+    // One page after the other: the order of the log is the order they were asked for.
+    assert_eq!(
+        seen(&sim),
+        (1..=3).map(closed_in_window_page).collect::<Vec<_>>()
+    );
+    assert!(authorized(&sim).iter().all(|r| r.body.is_empty()));
+    assert_eq!(rest.len() + 1, want.len());
+    for (got, want) in rest.iter().zip(&want[1..]) {
+        assert_alert_is(got, want);
+    }
+}
+
+#[tokio::test]
+async fn get_global_alert_sends_one_get_and_returns_the_seeded_alert() {
+    let sim = sim_at_fixed_now(60);
+    let c = warm(&sim).await;
+    let world = sim.world();
+    // One alert of each kind the simulator seeds: open with a running acknowledgement and
+    // with none, closed (resolved), tracking (never notified), with and without a value.
+    let picks: Vec<&opsapi::sim::Alert> = [
+        world
+            .alerts
+            .iter()
+            .find(|a| a.status == "OPEN" && a.acknowledged_until.is_some()),
+        world
+            .alerts
+            .iter()
+            .find(|a| a.status == "OPEN" && a.acknowledged_until.is_none()),
+        world.alerts.iter().find(|a| a.status == "CLOSED"),
+        world.alerts.iter().find(|a| a.status == "TRACKING"),
+        world.alerts.iter().find(|a| a.current_value.is_some()),
+        world.alerts.iter().find(|a| a.current_value.is_none()),
+    ]
+    .into_iter()
+    .map(|a| a.expect("the simulator seeds this kind of alert"))
+    .collect();
+    let mut lines = Vec::new();
+    for want in &picks {
+        let got = c.global_alerts().get(&want.id).await.unwrap();
+        assert_alert_is(&got, want);
+        lines.push(format!("GET /globalAlerts/{} signed 200", want.id));
+    }
+    assert_eq!(seen(&sim), lines);
+    assert!(authorized(&sim).iter().all(|r| r.body.is_empty()));
 }
 
 #[tokio::test]

@@ -1,5 +1,5 @@
-//! `client.groups()` and the listings under a project: every project as seeded, and every
-//! identifier the seeded world holds found by walking down from the projects.
+//! `client.groups()` and the listings under a project: every project as seeded, one project,
+//! and every identifier the seeded world holds found by walking down from the projects.
 
 use std::collections::BTreeSet;
 
@@ -70,6 +70,30 @@ async fn list_groups_sends_one_page_request_and_returns_the_seeded_projects() {
             p.id
         );
     }
+}
+
+#[tokio::test]
+async fn get_group_sends_one_get_and_returns_the_seeded_project() {
+    let sim = sim();
+    let c = warm(&sim).await;
+    let world = sim.world();
+    let mut lines = Vec::new();
+    for p in &world.projects {
+        let g = c.groups().get(&p.id).await.unwrap();
+        lines.push(format!("GET /groups/{} signed 200", p.id));
+        assert_eq!(g.id.as_deref(), Some(p.id.as_str()));
+        assert_eq!(g.name.as_deref(), Some(p.name.as_str()));
+        assert_eq!(g.org_id.as_deref(), Some(p.org_id.as_str()));
+        let sets: BTreeSet<&str> = world
+            .hosts
+            .iter()
+            .filter(|h| h.group_id == p.id)
+            .filter_map(|h| h.replica_set_name.as_deref())
+            .collect();
+        assert_eq!(g.replica_set_count, Some(sets.len() as i64), "{}", p.id);
+    }
+    assert_eq!(seen(&sim), lines);
+    assert!(authorized(&sim).iter().all(|r| r.body.is_empty()));
 }
 
 #[tokio::test]

@@ -7,16 +7,17 @@ use std::sync::Arc;
 use futures_util::stream::{self, StreamExt};
 use polars::prelude::*;
 
-use crate::api::measurements::{target_request, MeasurementsQuery};
+use crate::api::measurements::query::MeasurementsQuery;
+use crate::api::measurements::target::target_request;
 use crate::client::Client;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::frame::{Cols, Shape};
 use crate::models::Measurements;
 use crate::request::Request;
 
 pub use crate::parquet::ParquetPull;
 
-pub use crate::api::measurements::Target;
+pub use crate::api::measurements::target::{Target, TargetFailure};
 
 /// Progress of a fleet pull: called once per finished target.
 #[derive(Debug, Clone, Copy)]
@@ -86,15 +87,6 @@ impl FleetOptions {
         self.batch_rows = Some(rows.max(1));
         self
     }
-}
-
-/// A target that failed in a fleet pull with `keep_going`.
-#[derive(Debug)]
-pub struct TargetFailure {
-    /// The target.
-    pub target: Target,
-    /// Why it failed.
-    pub error: Error,
 }
 
 /// The result of a fleet pull.

@@ -2,8 +2,8 @@
 
 use polars::prelude::*;
 
+use crate::api::measurements::target::{Target, TargetFailure};
 use crate::error::{Error, Result};
-use crate::fleet::{Target, TargetFailure};
 use crate::frame::{long_frame, polars_err};
 use crate::models::Measurements;
 

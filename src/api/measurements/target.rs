@@ -1,0 +1,213 @@
+//! The targets of measurements requests (a host, a disk partition, a database), the request
+//! of one target, and a target that failed in a fleet pull: below both the measurements handle
+//! and the fleet machinery (`src/fleet.rs`, `src/parquet.rs`), which use them.
+
+use crate::api::hosts::host_path;
+use crate::api::measurements::query::MeasurementsQuery;
+use crate::error::{Error, Result};
+use crate::request::Request;
+
+/// One target: of a fleet pull, or of a single-target request ([`target_request`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// Host measurements of `(group_id, host_id)`.
+    Host {
+        /// The project.
+        group_id: String,
+        /// The host.
+        host_id: String,
+    },
+    /// Disk-partition measurements of `(group_id, host_id, partition_name)`.
+    Disk {
+        /// The project.
+        group_id: String,
+        /// The host.
+        host_id: String,
+        /// The partition.
+        partition_name: String,
+    },
+    /// Database measurements of `(group_id, host_id, database_name)`.
+    Database {
+        /// The project.
+        group_id: String,
+        /// The host.
+        host_id: String,
+        /// The database.
+        database_name: String,
+    },
+}
+
+/// The constructors of the targets that a third identifier names below a host (a disk
+/// partition, a database): one template for both.
+macro_rules! below_host {
+    ($($(#[$doc:meta])* $ctor:ident => $variant:ident { $name:ident })*) => {$(
+        $(#[$doc])*
+        pub fn $ctor(
+            group_id: impl Into<String>,
+            host_id: impl Into<String>,
+            $name: impl Into<String>,
+        ) -> Self {
+            Self::$variant {
+                group_id: group_id.into(),
+                host_id: host_id.into(),
+                $name: $name.into(),
+            }
+        }
+    )*};
+}
+
+impl Target {
+    /// A host target.
+    pub fn host(group_id: impl Into<String>, host_id: impl Into<String>) -> Self {
+        Self::Host {
+            group_id: group_id.into(),
+            host_id: host_id.into(),
+        }
+    }
+    below_host! {
+        /// A disk-partition target.
+        disk => Disk { partition_name }
+        /// A database target.
+        database => Database { database_name }
+    }
+    /// A target from its identifiers and an optional kind (`"host"`, `"disk"` or
+    /// `"database"`), as the Python face and the CLI take them: without a kind, two parts are
+    /// a host and three a disk partition; a database needs `kind = "database"`.
+    ///
+    /// ```
+    /// use opsapi::api::measurements::Target;
+    /// assert_eq!(Target::from_parts(None, &["g", "h", "data"]).unwrap(), Target::disk("g", "h", "data"));
+    /// assert_eq!(Target::from_parts(Some("database"), &["g", "h", "orders"]).unwrap(),
+    ///            Target::database("g", "h", "orders"));
+    /// assert!(Target::from_parts(Some("host"), &["g", "h", "data"]).is_err());
+    /// ```
+    pub fn from_parts<S: AsRef<str>>(kind: Option<&str>, parts: &[S]) -> Result<Self> {
+        let parts: Vec<&str> = parts.iter().map(AsRef::as_ref).collect();
+        let shape = |what: &str| {
+            Error::invalid_argument(
+                "targets",
+                format!(
+                    "a {what} target is {}, got {} part(s)",
+                    match what {
+                        "host" => "(group_id, host_id)",
+                        "disk" => "(group_id, host_id, partition_name)",
+                        _ => "(group_id, host_id, database_name)",
+                    },
+                    parts.len()
+                ),
+            )
+        };
+        match (kind, parts.as_slice()) {
+            (None | Some("host"), [g, h]) => Ok(Self::host(*g, *h)),
+            (None | Some("disk"), [g, h, p]) => Ok(Self::disk(*g, *h, *p)),
+            (Some("database"), [g, h, d]) => Ok(Self::database(*g, *h, *d)),
+            (None, _) => Err(Error::invalid_argument(
+                "targets",
+                format!(
+                    "each target is (group_id, host_id) or (group_id, host_id, partition_name), \
+                     got {} part(s)",
+                    parts.len()
+                ),
+            )),
+            (Some(k @ ("host" | "disk" | "database")), _) => Err(shape(k)),
+            (Some(other), _) => Err(Error::invalid_argument(
+                "kind",
+                format!("`{other}` is not one of \"host\", \"disk\", \"database\""),
+            )),
+        }
+    }
+    /// The project.
+    pub fn group_id(&self) -> &str {
+        match self {
+            Self::Host { group_id, .. }
+            | Self::Disk { group_id, .. }
+            | Self::Database { group_id, .. } => group_id,
+        }
+    }
+    /// The host.
+    pub fn host_id(&self) -> &str {
+        match self {
+            Self::Host { host_id, .. }
+            | Self::Disk { host_id, .. }
+            | Self::Database { host_id, .. } => host_id,
+        }
+    }
+    /// The partition, for disk targets.
+    pub fn partition_name(&self) -> Option<&str> {
+        match self {
+            Self::Disk { partition_name, .. } => Some(partition_name),
+            _ => None,
+        }
+    }
+    /// The database, for database targets.
+    pub fn database_name(&self) -> Option<&str> {
+        match self {
+            Self::Database { database_name, .. } => Some(database_name),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Host { group_id, host_id } => write!(f, "host {host_id} of group {group_id}"),
+            Self::Disk {
+                group_id,
+                host_id,
+                partition_name,
+            } => write!(
+                f,
+                "partition {partition_name} of host {host_id} of group {group_id}"
+            ),
+            Self::Database {
+                group_id,
+                host_id,
+                database_name,
+            } => write!(
+                f,
+                "database {database_name} of host {host_id} of group {group_id}"
+            ),
+        }
+    }
+}
+
+/// The request of one target of a fleet pull (and of the single-target operations).
+///
+/// ```
+/// use opsapi::api::measurements::{target_request, Target};
+/// use opsapi::{Granularity, MeasurementsQuery};
+/// let q = MeasurementsQuery::period(Granularity::PT1H, "P30D".parse().unwrap()).metrics(["DISK_PARTITION_SPACE_USED"]);
+/// let req = target_request(&Target::disk("g", "h", "data/db"), &q).unwrap();
+/// assert_eq!(req.path, "/groups/g/hosts/h/disks/data%2Fdb/measurements");
+/// assert_eq!(req.url("https://om/api/public/v1.0").unwrap().query(),
+///            Some("granularity=PT1H&period=P30D&m=DISK_PARTITION_SPACE_USED"));
+/// ```
+pub fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Request> {
+    query.validate()?;
+    let base = host_path(target.group_id(), target.host_id())?;
+    let path = match target {
+        Target::Host { .. } => base.lit("measurements").finish(),
+        Target::Disk { partition_name, .. } => base
+            .lit("disks")
+            .id("partition_name", partition_name)?
+            .lit("measurements")
+            .finish(),
+        Target::Database { database_name, .. } => base
+            .lit("databases")
+            .id("database_name", database_name)?
+            .lit("measurements")
+            .finish(),
+    };
+    Ok(Request::get(path).query(query.to_pairs()))
+}
+
+/// A target that failed in a fleet pull with `keep_going`.
+#[cfg(feature = "frames")]
+#[derive(Debug)]
+pub struct TargetFailure {
+    /// The target.
+    pub target: Target,
+    /// Why it failed.
+    pub error: Error,
+}

@@ -333,31 +333,23 @@ impl DigestSession {
             escape(&c.nonce),
             escape(uri)
         );
-        let response = if c.qop_auth {
-            let nc = format!("{nc:08x}");
-            let cnonce = format!("{:016x}", fastrand::u64(..));
-            let r = digest_response(
-                user,
-                &c.realm,
-                self.credentials.private_key(),
-                method,
-                uri,
-                &c.nonce,
-                Some((&nc, &cnonce)),
-            );
+        // With qop=auth: the nonce count and a fresh client nonce, in the response and the header.
+        let qop = c
+            .qop_auth
+            .then(|| (format!("{nc:08x}"), format!("{:016x}", fastrand::u64(..))));
+        let response = digest_response(
+            user,
+            &c.realm,
+            self.credentials.private_key(),
+            method,
+            uri,
+            &c.nonce,
+            qop.as_ref()
+                .map(|(nc, cnonce)| (nc.as_str(), cnonce.as_str())),
+        );
+        if let Some((nc, cnonce)) = &qop {
             let _ = write!(header, ", qop=auth, nc={nc}, cnonce=\"{cnonce}\"");
-            r
-        } else {
-            digest_response(
-                user,
-                &c.realm,
-                self.credentials.private_key(),
-                method,
-                uri,
-                &c.nonce,
-                None,
-            )
-        };
+        }
         let _ = write!(header, ", response=\"{response}\"");
         if let Some(opaque) = &c.opaque {
             let _ = write!(header, ", opaque=\"{}\"", escape(opaque));

@@ -539,24 +539,19 @@ def _cmd_change(args: argparse.Namespace, client: Any, fmt: str, out: TextIO) ->
     if filtered:
         matched, frame = _matching(client, args, "OPEN")
         ids = [a.id for a in matched]
-        if args.dry_run:
+    if args.dry_run:
+        if filtered:
             _write_alerts(matched, frame, fmt, out)
-            print(f"dry run: would {verb} {len(ids)} alert(s)", file=sys.stderr)
-            return EXIT_OK
-        if len(ids) > CONFIRM_ABOVE and not args.yes:
-            raise _UsageError(
-                f"{len(ids)} alerts match: pass --yes to {verb} more than {CONFIRM_ABOVE} "
-                "(or --dry-run to see them)"
-            )
-    elif args.dry_run:
-        for i in ids:
-            out.write(i + "\n")
+        else:
+            for i in ids:
+                out.write(i + "\n")
         print(f"dry run: would {verb} {len(ids)} alert(s)", file=sys.stderr)
         return EXIT_OK
-    elif len(ids) > CONFIRM_ABOVE and not args.yes:
+    if len(ids) > CONFIRM_ABOVE and not args.yes:
+        what, look = ("alerts match", "see") if filtered else ("alert ids given", "list")
         raise _UsageError(
-            f"{len(ids)} alert ids given: pass --yes to {verb} more than {CONFIRM_ABOVE} "
-            "(or --dry-run to list them)"
+            f"{len(ids)} {what}: pass --yes to {verb} more than {CONFIRM_ABOVE} "
+            f"(or --dry-run to {look} them)"
         )
     if not ids:
         print(f"no alert matches: nothing to {verb}", file=sys.stderr)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import atexit
 import logging
 
-from . import _native
+from . import _native, exceptions
 from . import config as _config
 from ._native import (
     AccessListEntry,
@@ -34,23 +34,7 @@ from ._native import (
     SystemInfo,
 )
 from ._native import Alert as Alert
-from .exceptions import (
-    ApiError,
-    AuthenticationError,
-    ConfigError,
-    DecodeError,
-    ForbiddenError,
-    InvalidArgumentError,
-    NotFoundError,
-    OpsApiError,
-    PagingError,
-    RateLimitError,
-    RequestTimeoutError,
-    ResponseTooLargeError,
-    ServerError,
-    ShutdownError,
-    TransportError,
-)
+from .exceptions import *  # noqa: F403 (every exception, as opsapi.exceptions lists them)
 
 #: Global alerts and project alerts are the same class.
 GlobalAlert = Alert
@@ -86,22 +70,9 @@ __all__ = [
     "Measurements",
     "Series",
     "SystemInfo",
-    "OpsApiError",
-    "ApiError",
-    "AuthenticationError",
-    "ForbiddenError",
-    "NotFoundError",
-    "RateLimitError",
-    "ServerError",
-    "InvalidArgumentError",
-    "TransportError",
-    "RequestTimeoutError",
-    "ResponseTooLargeError",
-    "ShutdownError",
-    "DecodeError",
-    "PagingError",
-    "ConfigError",
 ]
+# Every exception, as opsapi.exceptions lists them.
+__all__ += exceptions.__all__
 
 # The standard library's convention for libraries: nothing reaches stderr (through logging's
 # last-resort handler) unless the program configures logging.

@@ -10,6 +10,8 @@ import polars as pl
 from opsapi.exceptions import OpsApiError
 
 __version__: str
+# The long frame's key columns, in order (Categorical): crate::frame::LONG_KEY_COLUMNS.
+LONG_KEY_COLUMNS: tuple[str, ...]
 
 _Timestamp = Union[datetime, str]
 _Duration = Union[str, timedelta]

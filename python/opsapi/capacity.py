@@ -30,6 +30,7 @@ from datetime import datetime, timedelta, timezone
 import polars as pl
 
 from opsapi._duration import parse_duration
+from opsapi._native import LONG_KEY_COLUMNS
 
 __all__ = [
     "busiest_hours",
@@ -47,17 +48,10 @@ PERCENT_USED = "DISK_PARTITION_SPACE_PERCENT_USED"
 STORAGE_SIZE = "DATABASE_STORAGE_SIZE"
 INDEX_SIZE = "DATABASE_INDEX_SIZE"
 
-# The long frame's key columns: Categorical, as opsapi's frames hold them, so that every
-# frame this module returns joins with every frame the client returns as it is.
-_KEYS = (
-    "group_id",
-    "host_id",
-    "process_id",
-    "partition_name",
-    "database_name",
-    "measurement",
-    "units",
-)
+# The long frame's key columns (the native module's list): Categorical, as opsapi's frames
+# hold them, so that every frame this module returns joins with every frame the client returns
+# as it is.
+_KEYS = LONG_KEY_COLUMNS
 _PARTITION = ["group_id", "host_id", "partition_name"]
 _DATABASE = ["group_id", "host_id", "database_name"]
 _MS_PER_DAY = 86_400_000.0

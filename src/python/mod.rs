@@ -16,6 +16,9 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     logging::install();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The long frame's key columns, for opsapi.capacity (the one list is Rust's).
+    let keys = pyo3::types::PyTuple::new(m.py(), crate::frame::LONG_KEY_COLUMNS)?;
+    m.add("LONG_KEY_COLUMNS", keys)?;
     m.add_function(wrap_pyfunction!(runtime::_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(args::parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(sim::_sim_main, m)?)?;

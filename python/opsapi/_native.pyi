@@ -865,6 +865,7 @@ class _Hold:
     def wait_arrived(self, timeout: float) -> bool: ...
     def release(self) -> None: ...
 
+@final
 class _Simulator:
     def __new__(
         cls,

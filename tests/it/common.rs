@@ -12,8 +12,10 @@ pub fn start(config: SimConfig) -> Simulator {
     Simulator::start(config).expect("simulator starts")
 }
 
+/// The default simulator, on the fixed clock ([`fixed_now`]): what a test expects of windows
+/// ending now, of expiries and of rate-limit refills does not depend on when it runs.
 pub fn sim() -> Simulator {
-    start(SimConfig::default())
+    sim_at_fixed_now()
 }
 
 /// A client with the simulator's Global Owner key and a 1 ms retry backoff (and the default

@@ -1,7 +1,6 @@
 //! Databases of a host: `hosts().databases()`, `measurements().database()`, database fleet
 //! pulls, and the simulator's seeded truth (the databases add up to the data disk).
 
-use chrono::Utc;
 use opsapi::{Error, Granularity, MeasurementsQuery};
 
 use crate::common::{authorized, client, sim, API};
@@ -18,12 +17,14 @@ async fn databases_lists_every_name_of_a_host() {
     assert!(names.iter().any(|n| n == "admin"));
     let r = authorized(&sim).pop().unwrap();
     assert_eq!(
-        (r.method.as_str(), r.path.clone()),
+        (r.method.as_str(), r.path.clone(), r.query.as_deref()),
         (
             "GET",
-            format!("{API}/groups/{}/hosts/{}/databases", h.group_id, h.id)
+            format!("{API}/groups/{}/hosts/{}/databases", h.group_id, h.id),
+            Some("pageNum=1&itemsPerPage=500")
         )
     );
+    assert!(r.body.is_empty());
     // A mongos has none.
     let mongos = world
         .hosts
@@ -180,7 +181,7 @@ async fn the_truth_names_one_driving_database_per_growing_disk() {
             assert!((sum - trend).abs() < 1.0 + 1e-9 * trend, "{sum} vs {trend}");
         }
     }
-    assert!(Utc::now() >= disks[0].anchor);
+    assert_eq!(disks[0].anchor, crate::common::fixed_now());
 }
 
 #[cfg(feature = "frames")]

@@ -64,6 +64,9 @@ async fn list_groups_sends_one_page_request_and_returns_the_seeded_projects() {
         assert_eq!(counts["mongos"], count(&["SHARD_MONGOS"]), "{}", p.id);
         assert_eq!(counts["config"], count(&["SHARD_CONFIG"]), "{}", p.id);
         assert_eq!(g.last_active_agent, Some(world.anchor));
+        // One agent per host of the project.
+        let hosts = world.hosts.iter().filter(|h| h.group_id == p.id).count();
+        assert_eq!(g.active_agent_count, Some(hosts as i64), "{}", p.id);
         assert!(
             !sets.is_empty() && !shards.is_empty() && count(&["SHARD_MONGOS"]) > 0,
             "project {} has replica sets and a sharded cluster",

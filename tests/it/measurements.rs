@@ -185,10 +185,9 @@ async fn measurements_of_one_target_are_the_seeded_database_sizes() {
         .into_iter()
         .find(|d| d.drives_growth)
         .expect("a database that drives its disk's growth");
-    let (start, end) = (
-        world.anchor - TimeDelta::days(10),
-        world.anchor - TimeDelta::days(1),
-    );
+    // Days on the P1D grid (midnight UTC), ten of them before the anchor's day.
+    let day = chrono::DurationRound::duration_trunc(world.anchor, TimeDelta::days(1)).unwrap();
+    let (start, end) = (day - TimeDelta::days(10), day - TimeDelta::days(1));
     let q = MeasurementsQuery::range(Granularity::P1D, start, end)
         .metrics(["DATABASE_STORAGE_SIZE", "DATABASE_INDEX_SIZE"]);
     let target = Target::database(&truth.group_id, &truth.host_id, &truth.database_name);

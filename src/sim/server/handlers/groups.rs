@@ -25,7 +25,8 @@ impl Ctx<'_> {
             .filter_map(|h| h.shard_name.as_deref())
             .collect::<HashSet<_>>();
         json!({
-            "activeAgentCounts": {"auto": 0, "backup": 0, "monitoring": 1, "numShards": shards.len()},
+            // One agent per host (the documented integer; numShards is not a documented field).
+            "activeAgentCount": hosts.len(),
             "hostCounts": {
                 "arbiter": 0,
                 "config": count(&["SHARD_CONFIG"]),

@@ -11,7 +11,10 @@ use crate::api::measurements::query::MeasurementsQuery;
 use crate::api::measurements::target::target_request;
 use crate::client::Client;
 use crate::error::Result;
-use crate::frame::{Cols, Shape};
+use crate::frame::columns::Shape;
+use crate::frame::lists::Cols;
+use crate::frame::long::{stack, FrameTask, DEFAULT_BATCH_ROWS};
+use crate::frame::wide::wide_fleet_frame;
 use crate::models::Measurements;
 use crate::request::Request;
 
@@ -137,15 +140,13 @@ pub(crate) async fn pull(
     let results = spawned(client, requests, order, |_, m: Measurements| Ok(m));
     let mut batch: Vec<Measurements> = Vec::new();
     let mut batch_rows = 0;
-    let batch_limit = options
-        .batch_rows
-        .unwrap_or(crate::frame::DEFAULT_BATCH_ROWS);
-    let mut built: Vec<crate::frame::FrameTask> = Vec::new();
+    let batch_limit = options.batch_rows.unwrap_or(DEFAULT_BATCH_ROWS);
+    let mut built: Vec<FrameTask> = Vec::new();
     let failures = drive(targets, results, options, |m| {
         batch_rows += m.data_point_count();
         batch.push(m);
         if shape == Shape::Long && batch_rows >= batch_limit {
-            built.push(crate::frame::FrameTask::spawn(std::mem::take(&mut batch)));
+            built.push(FrameTask::spawn(std::mem::take(&mut batch)));
             batch_rows = 0;
         }
         Ok(())
@@ -153,10 +154,10 @@ pub(crate) async fn pull(
     .await?;
     let frame = match shape {
         Shape::Long => {
-            built.push(crate::frame::FrameTask::spawn(batch));
-            crate::frame::stack(built).await?
+            built.push(FrameTask::spawn(batch));
+            stack(built).await?
         }
-        Shape::Wide => crate::frame::wide_fleet_frame(&batch)?,
+        Shape::Wide => wide_fleet_frame(&batch)?,
     };
     Ok(FleetResult { frame, failures })
 }

@@ -4,7 +4,8 @@ use polars::prelude::*;
 
 use crate::api::measurements::target::{Target, TargetFailure};
 use crate::error::{Error, Result};
-use crate::frame::{long_frame, polars_err};
+use crate::frame::columns::{polars_err, LONG_COLUMNS};
+use crate::frame::long::long_frame;
 use crate::models::Measurements;
 
 /// A hive partition value: RFC 3986 unreserved characters as they are, everything else
@@ -39,7 +40,7 @@ pub fn parquet_path(root: &std::path::Path, target: &Target) -> std::path::PathB
 /// combine files (pandas and Dask) refuse dictionaries that differ from file to file.
 pub(crate) fn write_parquet_file(path: &std::path::Path, m: &Measurements) -> Result<u64> {
     let mut df = long_frame([m])?.drop_many(["group_id", "host_id"]);
-    for name in crate::frame::LONG_COLUMNS {
+    for name in LONG_COLUMNS {
         let is_key = df
             .column(name)
             .is_ok_and(|c| matches!(c.dtype(), DataType::Categorical(..)));

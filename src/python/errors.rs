@@ -31,7 +31,7 @@ fn build(py: Python<'_>, err: Error) -> PyResult<PyErr> {
             };
             let params = PyList::empty(py);
             for p in &api.parameters {
-                params.append(super::models::json_to_py(py, p)?)?;
+                params.append(super::json::json_to_py(py, p)?)?;
             }
             kw.set_item("message", &message)?;
             kw.set_item("request", (!api.request.is_empty()).then_some(&api.request))?;

@@ -5,6 +5,7 @@ mod api;
 mod args;
 mod errors;
 mod frame;
+mod json;
 mod logging;
 mod models;
 mod runtime;

@@ -11,7 +11,7 @@ mod measurements;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use pyo3::exceptions::{PyIndexError, PyRuntimeError};
+use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDateTime, PyList};
 use pyo3::IntoPyObjectExt;
@@ -22,20 +22,7 @@ pub use group::{AccessListEntry, Group};
 pub use host::{Host, HostList, SystemInfo};
 pub use measurements::{Measurements, Series};
 
-/// A JSON value to Python objects, through the standard library (correctness over
-/// cleverness; integers stay exact: serde_json keeps their digits).
-pub(crate) fn json_to_py<T: serde::Serialize + ?Sized>(
-    py: Python<'_>,
-    value: &T,
-) -> PyResult<Py<PyAny>> {
-    let text = serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    json_loads(py, &text)
-}
-
-/// JSON text to Python objects with the standard library's `json.loads`.
-pub(crate) fn json_loads(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
-    Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
-}
+pub(crate) use super::json::{json_loads, json_to_py};
 
 /// How a field of a core model becomes a Python value: `None` where the server left it out,
 /// strings for open enums, timezone-aware datetimes, Python objects for free-form JSON, and

@@ -1,8 +1,9 @@
 """Testing aid: the built-in API simulator, in-process on a free loopback port.
 
->>> with Simulator(seed=0) as sim:  # doctest: +SKIP
+>>> with Simulator(seed=0) as sim:
 ...     client = sim.client()
 ...     client.hosts.list(sim.group_ids[0])
+HostList(len=5, total_count=5)
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ class Simulator:
     (``Client.server_time``). Without it, the clock is the wall clock and the world is
     anchored at midnight UTC of the day it starts.
 
-    >>> with Simulator(tls="self-signed") as sim:  # doctest: +SKIP
-    ...     sim.client().groups.list()
+    >>> with Simulator(tls="self-signed") as sim:
+    ...     [g.name for g in sim.client().groups.list()]
+    ['Prod', 'Staging']
     >>> sim = Simulator(now="2026-03-02T10:00:00Z")
     >>> sim.now
     datetime.datetime(2026, 3, 2, 10, 0, tzinfo=datetime.timezone.utc)
@@ -102,8 +104,8 @@ class Simulator:
         """An :class:`opsapi.Client` with the Global Owner key (and :attr:`ca_file`, unless
         given); keyword arguments go to the client.
 
-        >>> client = sim.client(timeout=5)  # doctest: +SKIP
-        >>> client.hosts.list(sim.group_ids[0])  # doctest: +SKIP
+        >>> client = sim.client(timeout=5)
+        >>> client.hosts.list(sim.group_ids[0])
         HostList(len=5, total_count=5)
         """
         return Client(self.base_url, self.public_key, self.private_key, **self._tls(kwargs))
@@ -112,8 +114,8 @@ class Simulator:
         """An :class:`opsapi.AsyncClient` with the Global Owner key (and :attr:`ca_file`,
         unless given); keyword arguments go to the client.
 
-        >>> client = sim.async_client()  # doctest: +SKIP
-        >>> await client.hosts.list(sim.group_ids[0])  # doctest: +SKIP
+        >>> client = sim.async_client()
+        >>> await client.hosts.list(sim.group_ids[0])
         HostList(len=5, total_count=5)
         """
         return AsyncClient(self.base_url, self.public_key, self.private_key, **self._tls(kwargs))
@@ -135,7 +137,10 @@ class Simulator:
         acknowledgements that end before the new time have run out, nonces older than their
         lifetime are stale, rate-limit buckets refill.
 
-        >>> sim.advance(timedelta(hours=2))  # doctest: +SKIP
+        >>> sim = Simulator(now="2026-03-02T10:00:00Z")
+        >>> sim.advance(timedelta(hours=2)); sim.now.isoformat()
+        '2026-03-02T12:00:00+00:00'
+        >>> sim.close()
         """
         seconds = by.total_seconds() if isinstance(by, timedelta) else by
         self._sim.advance(seconds)
@@ -153,11 +158,16 @@ class Simulator:
         released (or leaves its ``with`` block): an order between requests that a sleep would
         only make likely.
 
-        >>> with sim.hold(path="/groups") as held:  # doctest: +SKIP
+        >>> from concurrent.futures import ThreadPoolExecutor
+        >>> client = sim.client()
+        >>> _ = client.groups.list()  # the handshake first: a fresh client's calls wait for it
+        >>> with ThreadPoolExecutor() as pool, sim.hold(path="/groups") as held:
         ...     call = pool.submit(client.groups.list)
-        ...     assert held.wait_arrived(timeout=10)
-        ...     client.hosts.list(group)       # answered while /groups waits
-        >>> call.result()  # doctest: +SKIP
+        ...     assert held.wait_arrived(timeout=30)
+        ...     len(client.hosts.list(sim.group_ids[0]))  # answered while /groups waits
+        5
+        >>> len(call.result())
+        2
         """
         return Hold(self._sim.hold(method=method, path=path, page=page, nth=nth))
 
@@ -169,8 +179,8 @@ class Simulator:
         (seconds after the simulator started, by the machine's monotonic clock, whatever
         ``now`` says: the gaps between a call's attempts show the waits it honoured).
 
-        >>> sim.client().groups.list()  # doctest: +SKIP
-        >>> [(r["method"], r["path"], r["status"]) for r in sim.requests()]  # doctest: +SKIP
+        >>> _ = sim.client().groups.list()
+        >>> [(r["method"], r["path"], r["status"]) for r in sim.requests()]
         [('GET', '/api/public/v1.0/groups', 401), ('GET', '/api/public/v1.0/groups', 200)]
         """
         return self._sim.requests()
@@ -178,7 +188,7 @@ class Simulator:
     def clear_requests(self) -> None:
         """Empties the request log.
 
-        >>> sim.clear_requests(); sim.requests()  # doctest: +SKIP
+        >>> sim.clear_requests(); sim.requests()
         []
         """
         self._sim.clear_requests()
@@ -193,8 +203,8 @@ class Simulator:
         and ``access_list`` (``id``, ``cidr_block``, ``description``). Expired
         acknowledgements are cleared and deleted entries are gone.
 
-        >>> alerts = sim.world()["alerts"]  # doctest: +SKIP
-        >>> open_ids = [a["id"] for a in alerts if a["status"] == "OPEN"]  # doctest: +SKIP
+        >>> alerts = sim.world()["alerts"]
+        >>> open_ids = [a["id"] for a in alerts if a["status"] == "OPEN"]
         """
         return self._sim.world()
 
@@ -205,7 +215,7 @@ class Simulator:
         ``noisy``) and ``anchor`` (the instant the seeded times are relative to). This is the
         truth a capacity forecast against the simulator should find.
 
-        >>> fast = [p for p in sim.partition_truth() if p["growth"] == "fast"]  # doctest: +SKIP
+        >>> fast = [p for p in sim.partition_truth() if p["growth"] == "fast"]
         """
         return self._sim.partition_truth()
 
@@ -218,9 +228,9 @@ class Simulator:
         host the databases add up to the data partition's used-space trend minus a constant
         overhead; the served disk series adds its noise (``noise_bytes``) on top.
 
-        >>> truth = sim.database_truth()  # doctest: +SKIP
-        >>> [d["database_name"] for d in truth if d["drives_growth"]]  # doctest: +SKIP
-        ['orders', 'events']
+        >>> truth = sim.database_truth()  # seed 0
+        >>> [d["database_name"] for d in truth if d["drives_growth"]]
+        ['inventory', 'catalog', 'inventory', 'sessions']
         """
         return self._sim.database_truth()
 
@@ -234,9 +244,9 @@ class Simulator:
         a request is answered 429 ``RATE_LIMITED`` with ``Retry-After``, as Ops Manager limits
         each project. Each project's bucket holds one second's worth of requests.
 
-        >>> sim.set_rate_limit(20)  # doctest: +SKIP
-        >>> client = sim.client()  # doctest: +SKIP
-        >>> client.measurements.fleet(targets, granularity="PT1M", period="PT1H")  # doctest: +SKIP
+        >>> sim.set_rate_limit(20)
+        >>> client = sim.client()
+        >>> frame = client.measurements.fleet(targets, granularity="PT1M", period="PT1H")
         """
         self._sim.set_rate_limit(rate_limit)
 
@@ -245,8 +255,8 @@ class Simulator:
         ``rate_reset``, ``rate_truncate`` (probabilities), ``retry_after_secs``. Call with no
         argument to clear them.
 
-        >>> sim.set_faults(rate_503=0.05, retry_after_secs=0)  # doctest: +SKIP
-        >>> sim.set_faults()  # doctest: +SKIP
+        >>> sim.set_faults(rate_503=0.05, retry_after_secs=0)
+        >>> sim.set_faults()
         """
         self._sim.set_faults(**faults)
 
@@ -311,8 +321,8 @@ class Simulator:
         only answers that have a body (not a DELETE's 204). :meth:`requests` names the faults
         that struck each request; :meth:`injected` lists those still queued.
 
-        >>> sim.inject(502, applied=True)  # doctest: +SKIP
-        >>> sim.client().global_alerts.acknowledge(alert_id, duration="PT1H")  # doctest: +SKIP
+        >>> sim.inject(502, applied=True)
+        >>> sim.client().global_alerts.acknowledge(alert_id, duration="PT1H")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         opsapi.exceptions.ServerError: HTTP 502 ...
         """
@@ -337,15 +347,15 @@ class Simulator:
         """The one-shot faults still queued, oldest first, by the label the request log
         uses.
 
-        >>> sim.inject(503, 2); sim.injected()  # doctest: +SKIP
-        ['503', '503']
+        >>> sim.inject(503, 2); sim.injected()
+        ['status 503', 'status 503']
         """
         return self._sim.injected()
 
     def clear_injected(self) -> None:
         """Drops every queued one-shot fault.
 
-        >>> sim.clear_injected(); sim.injected()  # doctest: +SKIP
+        >>> sim.clear_injected(); sim.injected()
         []
         """
         self._sim.clear_injected()
@@ -359,7 +369,7 @@ class Simulator:
     def close(self) -> None:
         """Stops the server. Idempotent (``with Simulator() as sim:`` calls it).
 
-        >>> sim.close(); sim.closed  # doctest: +SKIP
+        >>> sim.close(); sim.closed
         True
         """
         self._sim.close()
@@ -407,8 +417,8 @@ class Hold:
     def wait_arrived(self, timeout: float = 30.0) -> bool:
         """Waits until the held request arrives, at most ``timeout`` seconds; whether it did.
 
-        >>> held = sim.hold(path="/groups")  # doctest: +SKIP
-        >>> held.wait_arrived(timeout=10)  # doctest: +SKIP
+        >>> held = sim.hold(path="/groups")
+        >>> held.wait_arrived(timeout=0.1)  # nothing was sent
         False
         """
         return self._hold.wait_arrived(timeout)
@@ -416,7 +426,8 @@ class Hold:
     def release(self) -> None:
         """Lets the held request go on (idempotent; leaving the ``with`` block does it).
 
-        >>> held.release()  # doctest: +SKIP
+        >>> held = sim.hold(path="/groups")
+        >>> held.release()
         """
         self._hold.release()
 

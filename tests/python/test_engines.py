@@ -4,8 +4,10 @@ against the simulator, which runs in this process on 127.0.0.1."""
 
 from __future__ import annotations
 
+import datetime as dt
 import pickle
 import re
+import shutil
 
 import pytest
 
@@ -22,8 +24,11 @@ KEYS = ["group_id", "host_id", "partition_name", "measurement", "timestamp"]
 
 
 @pytest.fixture(scope="module")
-def esim():
-    with Simulator(seed=3, projects=2, hosts_per_project=4) as s:
+def esim(fixed_now):
+    """The simulator every pull of this module asks, on the suite's fixed clock: "the last
+    seven days" is the same window for the reference pull, the Dask pull and the fleet frame,
+    whenever each runs."""
+    with Simulator(seed=3, projects=2, hosts_per_project=4, now=fixed_now) as s:
         yield s
 
 
@@ -55,13 +60,16 @@ def read_all(root, name: str) -> pl.DataFrame:
     return frame.sort([k for k in KEYS if k in frame.columns])
 
 
-def test_fleet_to_parquet_binding_matches_fleet(esim, targets, pulled) -> None:
+def test_fleet_to_parquet_binding_matches_fleet(esim, targets, pulled, fixed_now) -> None:
     hosts, _ = targets
     frame = esim.client().measurements.fleet(hosts, metrics=HOST_METRICS, progress=False, **WINDOW)
     on_disk = read_all(pulled, "host.parquet").select(frame.columns)
     expected = frame.sort([k for k in KEYS if k in frame.columns])
-    assert on_disk.height == expected.height > 0
+    assert on_disk.height == expected.height == len(hosts) * len(HOST_METRICS) * (7 * 24 + 1)
     assert on_disk.cast(expected.schema).equals(expected)
+    # The window both pulls asked for: the seven days up to the fixed clock, hour by hour.
+    stamps = on_disk.get_column("timestamp").unique().sort().to_list()
+    assert stamps == [fixed_now - dt.timedelta(hours=n) for n in range(7 * 24, -1, -1)]
 
 
 def test_fleet_to_parquet_argument_errors_before_any_request(esim, targets, tmp_path) -> None:
@@ -96,23 +104,43 @@ def test_duckdb_prunes_hive_partitions(esim, targets, pulled) -> None:
     assert "Total Files Read: 1" in plan, plan
 
 
-def test_polars_scan_parquet_prunes_hive_partitions(targets, pulled) -> None:
+def test_polars_scan_parquet_prunes_hive_partitions(targets, pulled, tmp_path) -> None:
     hosts, _ = targets
     g, h = hosts[1]
-    lf = pl.scan_parquet(pulled / "**" / "*.parquet", hive_partitioning=True)
-    one = lf.filter((pl.col("group_id") == g) & (pl.col("host_id") == h))
+
+    def scan(root):
+        lf = pl.scan_parquet(root / "**" / "*.parquet", hive_partitioning=True)
+        return lf.filter((pl.col("group_id") == g) & (pl.col("host_id") == h))
+
+    one = scan(pulled)
     got = one.collect()
-    assert set(got.get_column("host_id")) == {h} and got.height > 0
-    # Pruned on the path: the optimized plan scans only that host's files of the folder's many.
-    # polars 1.x lists every source in its plan (it prunes while reading, invisibly).
-    if int(pl.__version__.split(".")[0]) < 2:
-        return
+    mine = [f for f in files(pulled) if f.startswith(f"group_id={g}/host_id={h}/")]
+    assert set(got.get_column("host_id")) == {h}
+    assert got.height == sum(pl.read_parquet(pulled / f).height for f in mine) > 0
+    assert 0 < len(mine) < len(files(pulled))
+    # Pruned on the path, whatever the polars version: in a copy of the folder where every
+    # other host's file is not Parquet at all (but the first, which gives the schema), the
+    # filtered scan reads only this host's files, and a scan of everything fails.
+    spoiled = tmp_path / "spoiled"
+    shutil.copytree(pulled, spoiled)
+    for f in files(spoiled)[1:]:
+        if f not in mine:
+            (spoiled / f).write_bytes(b"not parquet")
+    with pytest.raises(pl.exceptions.ComputeError):
+        pl.scan_parquet(spoiled / "**" / "*.parquet", hive_partitioning=True).collect()
+    assert scan(spoiled).collect().equals(got)
     plan = one.explain()
     scanned = re.search(r"Parquet SCAN \[([^,\]]*)(?:, \.\.\. (\d+) other sources)?\]", plan)
     assert scanned, plan
-    mine = [f for f in files(pulled) if f.startswith(f"group_id={g}/host_id={h}/")]
-    assert f"group_id={g}/host_id={h}/" in scanned.group(1), plan
-    assert 1 + int(scanned.group(2) or 0) == len(mine) < len(files(pulled)), plan
+    if int(pl.__version__.split(".")[0]) < 2:
+        # polars 1.x plans a scan of every source and prunes while reading: the filter on the
+        # hive columns is the scan's own SELECTION (pushed down), not a FILTER above it.
+        assert 1 + int(scanned.group(2) or 0) == len(files(pulled)), plan
+        assert "SELECTION" in plan and "FILTER" not in plan, plan
+    else:
+        # The optimized plan scans only that host's files of the folder's many.
+        assert f"group_id={g}/host_id={h}/" in scanned.group(1), plan
+        assert 1 + int(scanned.group(2) or 0) == len(mine), plan
 
 
 # ---- Dask ----------------------------------------------------------------------------------

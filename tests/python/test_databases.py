@@ -234,23 +234,24 @@ def test_database_growth_names_the_seeded_driver_of_every_growing_disk(sim, clie
 
 
 @pytest.mark.parametrize("layout", [(2, 5), (2, 8), (3, 6)], ids=lambda t: f"{t[0]}x{t[1]}")
-def test_every_growing_disk_of_several_seeds(layout):
+def test_every_growing_disk_of_several_seeds(layout, fixed_now):
     """Seeds 0..5 in three layouts (over 150 growing disks): no host's driver or partition is
     missed, including the issue's case (seed 2, 2 x 8: ``orders`` on ``data``, not ``root``,
     which grows about as fast)."""
     projects, hosts_per_project = layout
     checked = 0
     for seed in range(6):
-        with Simulator(seed=seed, projects=projects, hosts_per_project=hosts_per_project) as s:
+        layout_kw = {"projects": projects, "hosts_per_project": hosts_per_project}
+        with Simulator(seed=seed, now=fixed_now, **layout_kw) as s:
             checked += check_every_growing_disk(*analyse(s, s.client()))
     assert checked >= 30
 
 
 @pytest.mark.parametrize("seed", [0, 2])
-def test_the_forecast_alone_matches_too(seed):
+def test_the_forecast_alone_matches_too(seed, fixed_now):
     """Without the disk measurements (the forecast's level, growth and noise only), the
     issue's case and seed 0 still come out right."""
-    with Simulator(seed=seed, projects=2, hosts_per_project=8) as s:
+    with Simulator(seed=seed, projects=2, hosts_per_project=8, now=fixed_now) as s:
         growth, forecast, truth, partitions = analyse(s, s.client(), with_series=False)
     check_every_growing_disk(growth, forecast, truth, partitions)
     orders = growth.filter(

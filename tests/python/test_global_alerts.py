@@ -252,7 +252,7 @@ async def test_global_alerts_iter_async(sim, aclient):
     assert views(got, truth) == truth and truth
 
 
-def test_global_alert_get_sync(sim, client, ids):
+def test_global_alert_get_sync(sim, client):
     truth = rows(sim, "alerts")[7]
     got = client.global_alerts.get(truth["id"])
     assert requests_of(sim) == [get(f"/globalAlerts/{truth['id']}")]

@@ -36,7 +36,9 @@ pub struct Aim {
     /// The `pageNum` query parameter (a request without one is page 1).
     pub page: Option<u32>,
     /// Strike the n-th matching request (1, the default: the first), counted from when the
-    /// fault was queued; later copies strike the matching requests after it.
+    /// fault was queued; later copies strike the matching requests after it. A fault counts
+    /// only the requests it applies to (a status fault: authorized ones, not a fresh
+    /// client's unsigned first request); a hold counts every arrival.
     pub nth: u32,
 }
 

@@ -10,8 +10,8 @@ from opsapi.testing import Simulator
 
 # The instant every simulator of the suite stands at (`Simulator(now=...)`): windows that end
 # "now" hold the same points at whatever hour the suite runs, and nothing expires unless a
-# test advances the clock. Chosen so that the seeded world (seed 0) has no missed sample in
-# the 24 hours before it (tests/python/test_interop.py counts them).
+# test advances the clock. Chosen so that the first host of seed 0 has no missed sample in the
+# 24 hours before it (tests/python/test_interop.py counts them); other series do have gaps there.
 FIXED_NOW = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
 
 

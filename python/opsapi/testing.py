@@ -286,7 +286,9 @@ class Simulator:
         ``page`` (the ``pageNum``; 1 without one), a fault strikes only requests that match
         every one given, so that no stray request (a page of an earlier listing still in
         flight) can use it up; ``nth=2`` lets the first match pass and strikes the second,
-        and further copies strike the matches after it.
+        and further copies strike the matches after it. A fault counts only the requests it
+        applies to (see below: a status fault counts authorized requests, not a fresh client's
+        unsigned first one); :meth:`hold` counts every arrival.
 
         An HTTP status (int):
 

@@ -380,18 +380,7 @@ async fn fleet_pull_sends_one_request_per_target_and_its_frame_is_the_seeded_dis
                 .all(|i| groups.get(i) == Some(truth.group_id.as_str())),
             "{what}"
         );
-        for (host, process, part, name, units, _, _) in block {
-            assert_eq!(host.as_deref(), Some(truth.host_id.as_str()), "{what}");
-            assert_eq!(process, &truth.process_id, "{what}");
-            assert_eq!(part, &truth.partition_name, "{what}");
-            assert_eq!(
-                (name.as_str(), units.as_str()),
-                ("DISK_PARTITION_SPACE_USED", "BYTES")
-            );
-        }
-        let ts: Vec<i64> = block.iter().map(|r| r.5).collect();
-        let values: Vec<Option<f64>> = block.iter().map(|r| r.6).collect();
-        assert_used_space_is_the_truth(&what, truth, &ts, &values, &hours);
+        assert_block_is_the_truth(&what, truth, block, Some(&truth.host_id), &hours);
     }
 }
 
@@ -440,18 +429,31 @@ async fn fleet_to_parquet_sends_one_request_per_target_and_writes_the_seeded_dis
             opsapi::frame::LONG_COLUMNS[2..],
             "{what}: the path holds the rest"
         );
-        let block = rows(&df);
-        for (host, process, part, name, units, _, _) in &block {
-            assert_eq!(*host, None);
-            assert_eq!(process, &truth.process_id, "{what}");
-            assert_eq!(part, &truth.partition_name, "{what}");
-            assert_eq!(
-                (name.as_str(), units.as_str()),
-                ("DISK_PARTITION_SPACE_USED", "BYTES")
-            );
-        }
-        let ts: Vec<i64> = block.iter().map(|r| r.5).collect();
-        let values: Vec<Option<f64>> = block.iter().map(|r| r.6).collect();
-        assert_used_space_is_the_truth(&what, truth, &ts, &values, &hours);
+        // The host is in the file's path, not in its rows.
+        assert_block_is_the_truth(&what, truth, &rows(&df), None, &hours);
     }
+}
+
+/// One target's rows of a fleet pull of disks: its keys, and its used space against the
+/// seeded truth at every hour.
+#[cfg(feature = "frames")]
+fn assert_block_is_the_truth(
+    what: &str,
+    truth: &PartitionTruth,
+    block: &[Row],
+    host: Option<&str>,
+    hours: &[i64],
+) {
+    for (h, process, part, name, units, _, _) in block {
+        assert_eq!(h.as_deref(), host, "{what}");
+        assert_eq!(process, &truth.process_id, "{what}");
+        assert_eq!(part, &truth.partition_name, "{what}");
+        assert_eq!(
+            (name.as_str(), units.as_str()),
+            ("DISK_PARTITION_SPACE_USED", "BYTES")
+        );
+    }
+    let ts: Vec<i64> = block.iter().map(|r| r.5).collect();
+    let values: Vec<Option<f64>> = block.iter().map(|r| r.6).collect();
+    assert_used_space_is_the_truth(what, truth, &ts, &values, hours);
 }

@@ -1,0 +1,5 @@
+"""``python -m opsapi.cli``: the ``opsapi`` command."""
+
+from . import run
+
+run()

@@ -24,7 +24,7 @@ async fn bodies_over_max_response_bytes_end_in_response_too_large() {
         Fault::EndlessBody,
     ] {
         sim.inject(fault.clone(), 1);
-        // An endless or huge body read to its end would run into the 5 s budget and be a
+        // An endless or huge body read to its end would run into the budget and be a
         // timeout: the size error shows reading stopped at the limit.
         let err = c.hosts().get(&i.group, &i.host).await.unwrap_err();
         assert!(

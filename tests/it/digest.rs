@@ -10,7 +10,7 @@ use opsapi::Client;
 use opsapi::{Granularity, MeasurementsQuery};
 
 use crate::common::{
-    client, client_5s, for_an_hour, ids, seen, sim, sim_at_fixed_now, start, warm,
+    client, for_an_hour, fresh_client, ids, seen, sim, sim_at_fixed_now, start, warm,
 };
 
 #[tokio::test]
@@ -112,7 +112,7 @@ async fn a_fresh_client_pulling_concurrently_is_challenged_once() {
 async fn a_fresh_client_fetches_the_challenge_with_one_unsigned_request() {
     let sim = sim();
     let i = ids(&sim);
-    let c = client_5s(&sim);
+    let c = fresh_client(&sim);
     c.hosts().get(&i.group, &i.host).await.unwrap();
     c.hosts().get(&i.group, &i.host).await.unwrap();
     let path = format!("/groups/{}/hosts/{}", i.group, i.host);
@@ -132,7 +132,7 @@ async fn a_stale_nonce_costs_exactly_one_request_on_a_fresh_and_a_warm_client() 
     let i = ids(&sim);
     let path = format!("/groups/{}/hosts/{}", i.group, i.host);
     // Fresh: the first signed request, right after the handshake, meets the stale nonce.
-    let c = client_5s(&sim);
+    let c = fresh_client(&sim);
     sim.inject(Fault::StaleNonce, 1);
     c.hosts().get(&i.group, &i.host).await.unwrap();
     assert_eq!(
@@ -162,7 +162,7 @@ async fn a_stale_nonce_costs_exactly_one_request_on_a_fresh_and_a_warm_client() 
         nonce_lifetime: Duration::ZERO,
         ..SimConfig::default()
     });
-    let err = client_5s(&sim)
+    let err = fresh_client(&sim)
         .hosts()
         .get(&i.group, &i.host)
         .await
@@ -274,7 +274,7 @@ async fn a_401_without_a_challenge_is_an_authentication_error() {
     let path = format!("/groups/{}/hosts/{}", i.group, i.host);
     // Fresh: the handshake itself gets no challenge.
     sim.inject(Fault::Unauthorized, 1);
-    let err = client_5s(&sim)
+    let err = fresh_client(&sim)
         .hosts()
         .get(&i.group, &i.host)
         .await
@@ -308,7 +308,7 @@ async fn endless_401s_end_after_at_most_three_requests() {
         // Fresh client: the handshake, then one signed try (and one more for stale).
         sim.clear_requests();
         sim.inject(Fault::Challenge { stale }, 100);
-        let err = client_5s(&sim)
+        let err = fresh_client(&sim)
             .hosts()
             .get(&i.group, &i.host)
             .await

@@ -9,8 +9,8 @@ use opsapi::sim::{Fault, SimConfig, SimTls, Simulator};
 use opsapi::{Client, Error};
 
 use crate::common::{
-    acknowledged, api_error, client, client_5s, closed_port, for_an_hour, ids, listed, listen_on,
-    on_retry, seen, sim, start, warm,
+    acknowledged, api_error, client, closed_port, for_an_hour, fresh_client, ids, listed,
+    listen_on, on_retry, seen, sim, start, warm,
 };
 
 fn status(status: u16) -> Fault {
@@ -416,7 +416,7 @@ async fn a_refused_certificate_is_not_retried() {
     });
     let i = ids(&sim);
     // No ca_file: the simulator's internal CA is unknown to the system's roots.
-    let err = client_5s(&sim)
+    let err = fresh_client(&sim)
         .hosts()
         .get(&i.group, &i.host)
         .await

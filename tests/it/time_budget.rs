@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use opsapi::sim::{Aim, Fault, Faults, SimConfig};
 use opsapi::{Client, Error};
 
-use crate::common::{api_error, builder, client_5s, closed_port, ids, seen, sim, start, API};
+use crate::common::{api_error, builder, closed_port, fresh_client, ids, seen, sim, start, API};
 
 #[tokio::test]
 async fn a_retry_after_beyond_the_budget_ends_the_call_at_once() {
@@ -19,13 +19,16 @@ async fn a_retry_after_beyond_the_budget_ends_the_call_at_once() {
         ..SimConfig::default()
     });
     let i = ids(&sim);
-    let c = client_5s(&sim); // timeout 5 s
+    let c = builder(&sim)
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap();
     let t = Instant::now();
     let err = c.hosts().get(&i.group, &i.host).await.unwrap_err();
     // behaviour: the call ends on the 429 without waiting, neither the 30 s asked for nor
-    // until its 5 s budget runs out; 4 s is far from either and leaves a loaded machine
-    // room (the log below shows that no retry was sent).
-    assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+    // until its 20 s budget runs out; 15 s is far from either and leaves a loaded machine
+    // room for the two requests (the log below shows that no retry was sent).
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
     let api = api_error(&err);
     assert_eq!(api.status, 429);
     assert_eq!(api.retry_after, Some(Duration::from_secs(30)));
@@ -74,41 +77,40 @@ async fn a_retry_after_beyond_the_budget_ends_the_call_at_once() {
 
 #[tokio::test]
 async fn a_slow_retry_chain_stops_within_the_budget() {
+    // A 20 s budget; 503s asking for 5 s, 5 s, then 15 s. The first two waits fit (at about
+    // 0 s and 5 s, 15 s or more are left); after the third answer, at about 10 s, 15 s do not
+    // fit in what is left, so the call ends with that 503 instead of waiting into a timeout.
+    // Every decision is 5 s or more away from flipping, which a loaded machine does not eat.
     let sim = sim();
     let i = ids(&sim);
     let c = builder(&sim)
-        .timeout(Duration::from_secs(5))
+        .timeout(Duration::from_secs(20))
         .max_retries(10)
         .build()
         .unwrap();
     c.groups().list().await.unwrap();
     sim.clear_requests();
     let path = format!("/groups/{}/hosts/{}", i.group, i.host);
-    sim.inject_at(
-        Aim::get(path.clone()),
-        Fault::Status {
-            status: 503,
-            retry_after: Some(2),
-        },
-        10,
-    );
+    let status = |secs| Fault::Status {
+        status: 503,
+        retry_after: Some(secs),
+    };
+    sim.inject_at(Aim::get(path.clone()), status(5), 2);
+    sim.inject_at(Aim::get(path.clone()), status(15), 1);
+    sim.inject_at(Aim::get(path.clone()), status(1), 1); // never reached
     let t = Instant::now();
     let err = c.hosts().get(&i.group, &i.host).await.unwrap_err();
-    let took = t.elapsed();
-    // behaviour: attempts at about 0 s, 2 s and 4 s; a third wait would end past the 5 s
-    // budget, so the call ends with the third answer instead of waiting into a timeout.
-    // Each step has a second to spare on a loaded machine, and the call ends inside its
-    // budget (plus that second).
-    assert!(took < Duration::from_secs(6), "{took:?}");
+    // behaviour: the call ends inside its budget, with the third 503, not a timeout.
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
     assert_eq!(api_error(&err).status, 503, "{err:?}");
-    assert_eq!(api_error(&err).retry_after, Some(Duration::from_secs(2)));
-    let line = format!("GET {path} signed 503 [status 503 retry-after 2]");
-    assert_eq!(seen(&sim), [line.clone(), line.clone(), line]);
-    assert_eq!(sim.injected().len(), 7);
-    // The Retry-After was honoured: the simulator saw the attempts 2 s apart or more.
+    assert_eq!(api_error(&err).retry_after, Some(Duration::from_secs(15)));
+    let line = |secs| format!("GET {path} signed 503 [status 503 retry-after {secs}]");
+    assert_eq!(seen(&sim), [line(5), line(5), line(15)]);
+    assert_eq!(sim.injected().len(), 1, "the last fault is left");
+    // The Retry-After was honoured: the simulator saw the attempts 5 s apart or more.
     let at: Vec<Duration> = sim.requests().iter().map(|r| r.arrived).collect();
     for pair in at.windows(2) {
-        assert!(pair[1] - pair[0] >= Duration::from_secs(2), "{at:?}");
+        assert!(pair[1] - pair[0] >= Duration::from_secs(5), "{at:?}");
     }
 }
 
@@ -118,30 +120,31 @@ async fn a_stalled_answer_is_a_timeout_and_not_retried() {
     let i = ids(&sim);
     let path = format!("/groups/{}/hosts/{}", i.group, i.host);
     for fault in [
-        Fault::StallHeaders(Duration::from_secs(10)),
-        Fault::StallBody(Duration::from_secs(10)),
-        Fault::Drip(Duration::from_millis(50)),
+        Fault::StallHeaders(Duration::from_secs(120)),
+        Fault::StallBody(Duration::from_secs(120)),
+        Fault::Drip(Duration::from_millis(500)),
     ] {
+        // A fresh client: its handshake (an unsigned 401, then the signed request that
+        // stalls) is inside the 5 s budget, with no earlier call to run out of it.
         let c = builder(&sim)
-            .timeout(Duration::from_millis(300))
+            .timeout(Duration::from_secs(5))
             .build()
             .unwrap();
-        c.groups().list().await.unwrap();
         sim.clear_requests();
-        sim.inject(fault.clone(), 1);
+        sim.inject_at(Aim::get(path.clone()), fault.clone(), 1);
         let t = Instant::now();
         let err = c.hosts().get(&i.group, &i.host).await.unwrap_err();
-        // behaviour: the 300 ms budget ends the call, not the end of the 10 s stall (or of
-        // the drip): 5 s leaves a loaded machine room and is still half the stall.
-        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        // behaviour: the 5 s budget ends the call, not the end of the 120 s stall (or of the
+        // drip, a byte every 500 ms): 60 s leaves a loaded machine room and is half the stall.
+        assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
         assert!(matches!(err, Error::Timeout { .. }), "{fault:?}: {err:?}");
-        assert_eq!(
-            err.to_string(),
-            format!("timed out after 300ms on GET {path}")
-        );
+        assert_eq!(err.to_string(), format!("timed out after 5s on GET {path}"));
         assert_eq!(
             seen(&sim),
-            [format!("GET {path} signed 200 [{}]", fault.label())]
+            [
+                format!("GET {path} unsigned 401"),
+                format!("GET {path} signed 200 [{}]", fault.label())
+            ]
         );
     }
 }

@@ -8,9 +8,9 @@ Null data points are ignored; no function loops over rows in Python.
 
 - :func:`disk_forecast` (``disk.py``): when each partition reaches 80 %, 90 %, full;
 - :func:`database_growth` (``databases.py``): which databases grow, on which disk;
-- :func:`headroom` (``headroom.py``, one function per resource in ``resources.py``): every
-  resource of every host, rolled up per replica set, shard and cluster, with the days left;
-  :func:`headroom_summary` and :func:`headroom_table` say it in a sentence and a table;
+- :func:`headroom` (``headroom.py``; one function per resource in ``resources.py``, the roll-ups
+  in ``rollup.py``): every resource of every host, rolled up per replica set, shard and
+  cluster, with the days left; :func:`headroom_summary` and :func:`headroom_table` say it in a sentence and a table;
 - :func:`metric_summary`, :func:`hour_of_day_profile`, :func:`busiest_hours` (``load.py``).
 
 Example::

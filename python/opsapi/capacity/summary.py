@@ -77,7 +77,9 @@ def _sentence(row: dict) -> str:
     member = _short(row["member"])
     where = f" ({member}{', ' + row['part'] if row.get('part') else ''})" if member else ""
     if row["resource"] == "shard_growth":
-        return f"{row['note']}{where}"
+        days = row["days_left"]
+        fills = f", its disk at the limit in ~{days:.0f} days ({member})" if days else ""
+        return f"{row['note']}{fills}"
     phrase = _PHRASE[row["resource"]].format(limit=row["limit"])
     days = row["days_left"]
     if days is None:

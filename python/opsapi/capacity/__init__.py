@@ -10,7 +10,8 @@ Null data points are ignored; no function loops over rows in Python.
 - :func:`database_growth` (``databases.py``): which databases grow, on which disk;
 - :func:`headroom` (``headroom.py``; one function per resource in ``resources.py``, the roll-ups
   in ``rollup.py``): every resource of every host, rolled up per replica set, shard and
-  cluster, with the days left; :func:`headroom_summary` and :func:`headroom_table` say it in a sentence and a table;
+  cluster, with the days left; :func:`headroom_summary` and :func:`headroom_table` say it
+  in a sentence and a table;
 - :func:`metric_summary`, :func:`hour_of_day_profile`, :func:`busiest_hours` (``load.py``).
 
 Example::

@@ -520,7 +520,8 @@ def _finish(rows: pl.DataFrame, now: datetime) -> pl.DataFrame:
     return (
         rows.join(binding, on=keys, how="left")
         .with_columns(
-            date=now_lit + pl.duration(milliseconds=(pl.col("days_left") * _MS_PER_DAY).round()),
+            date=now_lit
+            + pl.duration(milliseconds=(pl.col("days_left") * _MS_PER_DAY).round().cast(pl.Int64)),
             cluster_id=pl.col("cluster_id").cast(pl.String),
             scope=pl.col("scope").cast(pl.String),
         )

@@ -75,8 +75,9 @@ python-lint: venv
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
 
-# The capacity analysis against the built-in simulator: out/capacity.html and the five
-# partitions closest to full.
+# The capacity report against the built-in simulator: out/capacity.html (what runs out
+# first, the headroom table, a chart per finding; one file that works offline) and the
+# summary on stdout.
 demo: python-build
 	$(BIN)/python -m opsapi.demo --out out
 

@@ -271,7 +271,7 @@ async fn standalone_command_serves_https_and_prints_its_ca_file() {
             .build()
             .unwrap();
         let groups = client.groups().list().await.unwrap();
-        assert_eq!(groups.len(), 2, "{mode}");
+        assert_eq!(groups.len(), 3, "{mode}");
         // SIGTERM stops it cleanly, PEM files removed (the Drop above is SIGKILL, for failures).
         let term = Command::new("kill")
             .args(["-TERM", &child.0.id().to_string()])

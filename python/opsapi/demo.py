@@ -1,11 +1,12 @@
 """``python -m opsapi.demo --out out/``: the capacity report, headless, against the simulator.
 
-Executes ``notebooks/capacity.ipynb`` with nbclient, writes the HTML report (tables and plots,
-code hidden) to ``<out>/capacity.html`` next to the Parquet files the notebook writes, and
-prints the five partitions closest to full.
+Loads 14 days of measurements of every host (:func:`load`), writes the report a team lead
+reads to ``<out>/capacity.html`` (one file that works offline: what runs out first, the
+headroom table, a chart per finding; ``opsapi._report``), the frames behind it as Parquet
+next to it, and prints the summary. The analyst's notebook (``notebooks/capacity.ipynb``)
+calls the same functions, with its code.
 
-Needs ``nbclient``, ``nbformat``, ``nbconvert``, ``ipykernel``, ``altair`` and
-``vl-convert-python``.
+Needs ``altair`` and ``vl-convert-python``.
 
 Example::
 
@@ -19,98 +20,81 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from opsapi._report import ReportData
 
 _CREDENTIALS = ("OPSAPI_BASE_URL", "OPSAPI_PUBLIC_KEY", "OPSAPI_PRIVATE_KEY", "OPSAPI_CA_FILE")
+# The simulator's clock for the demo: the same report whenever it runs.
+DEMO_NOW = datetime(2026, 3, 2, 10, tzinfo=timezone.utc)
 
 
-def _notebook_candidates() -> list[Path]:
-    # From a checkout (``make demo`` runs in the repository), or next to the sources when the
-    # package is installed in editable mode: python/opsapi/demo.py -> <repo>/notebooks/.
-    return [
-        Path.cwd() / "notebooks" / "capacity.ipynb",
-        Path(__file__).resolve().parents[2] / "notebooks" / "capacity.ipynb",
-    ]
+def load(live: bool, window: str = "14d") -> ReportData:
+    """Everything the report reads, in one place: a real deployment's (``OPSAPI_*``) with
+    ``live``, else the built-in simulator's (seed 0, on a fixed clock). A local measurement
+    store plugs in here."""
+    import opsapi
+    from opsapi import capacity
+    from opsapi._report import ReportData
+    from opsapi.testing import Simulator
 
-
-def _default_notebook() -> Optional[Path]:
-    return next((p for p in _notebook_candidates() if p.is_file()), None)
+    sim = None if live else Simulator(seed=0, now=DEMO_NOW)
+    try:
+        client = opsapi.Client.from_env() if sim is None else sim.client()
+        names = {g.id: g.name for g in client.groups.list()}
+        inputs = capacity.headroom_inputs(client, list(names), window=window)
+        db_targets = [
+            (h.group_id, h.id, d)
+            for h in inputs.hosts
+            for d in client.hosts.databases(h.group_id, h.id)
+        ]
+        db_frame = client.measurements.fleet(
+            db_targets, kind="database", granularity="PT1H", period="P14D",
+            metrics=[capacity.STORAGE_SIZE, capacity.INDEX_SIZE],
+        )  # fmt: skip
+    finally:
+        if sim is not None:
+            sim.close()
+    return ReportData(
+        inputs.host_frame, inputs.disk_frame, inputs.hosts, names, window,
+        now=None if live else DEMO_NOW, db_frame=db_frame,
+    )  # fmt: skip
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the demo; returns the exit code (0 on success, 1 when a cell fails)."""
+    """Run the demo; returns the exit code (0 on success, 2 when a dependency is missing)."""
     p = argparse.ArgumentParser(prog="python -m opsapi.demo", description=__doc__.splitlines()[0])
     p.add_argument("--out", default="out", help="output directory (default: out)")
-    p.add_argument("--notebook", type=Path, default=_default_notebook())
     p.add_argument(
         "--live", action="store_true", help="keep OPSAPI_* (default: the built-in simulator)"
     )
-    p.add_argument("--timeout", type=int, default=900, help="seconds per cell")
+    p.add_argument("--window", default="14d", help="how far back (default 14d)")
     args = p.parse_args(list(argv) if argv is not None else None)
-
     try:
-        import nbformat
-        import polars as pl
-        from nbclient import NotebookClient
-        from nbclient.exceptions import CellExecutionError
-        from nbconvert import HTMLExporter
+        import altair  # noqa: F401
+        import vl_convert  # noqa: F401
     except ImportError as e:
-        print(
-            f"error: {e.name} is missing; install nbclient nbformat nbconvert ipykernel "
-            "altair vl-convert-python",
-            file=sys.stderr,
-        )
+        print(f"error: {e.name} is missing; install altair vl-convert-python", file=sys.stderr)
         return 2
-    if args.notebook is None or not args.notebook.is_file():
-        tried = [args.notebook] if args.notebook else _notebook_candidates()
-        print(
-            "error: notebook not found (tried "
-            + ", ".join(str(p) for p in tried)
-            + "); run from the repository or pass --notebook",
-            file=sys.stderr,
-        )
-        return 2
+    from opsapi import _report
 
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    # The kernel inherits this environment: without --live it must not see real credentials.
-    if not args.live:
+    if not args.live:  # the simulator, whatever credentials the shell holds
         for name in _CREDENTIALS:
             os.environ.pop(name, None)
-    os.environ["OPSAPI_OUT"] = str(out)
-
-    nb = nbformat.read(args.notebook, as_version=4)
-    client = NotebookClient(
-        nb, timeout=args.timeout, kernel_name="python3", resources={"metadata": {"path": str(out)}}
-    )
-    failed: Optional[CellExecutionError] = None
-    print(f"running {args.notebook.name} ...", file=sys.stderr, flush=True)
-    try:
-        client.execute()
-    except CellExecutionError as e:
-        failed = e
-    nbformat.write(nb, out / "capacity.executed.ipynb")
-
-    exporter = HTMLExporter()
-    exporter.exclude_input = True
-    exporter.exclude_input_prompt = True
-    exporter.exclude_output_prompt = True
-    body, _ = exporter.from_notebook_node(nb)
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    print("loading measurements ...", file=sys.stderr, flush=True)
+    data = load(args.live, args.window)
     report = out / "capacity.html"
-    report.write_text(body, encoding="utf-8")
-
-    if failed is not None:
-        print(f"error: a cell failed; partial report in {report}\n{failed}", file=sys.stderr)
-        return 1
+    report.write_text(_report.render(data), encoding="utf-8")
+    for name, frame in data.frames.items():
+        frame.write_parquet(out / f"{name}.parquet")
     print(f"report: {report}")
-    table = out / "forecast_view.parquet"
-    if table.is_file():
-        with pl.Config(
-            tbl_cols=-1, tbl_width_chars=240, fmt_str_lengths=48, tbl_hide_dataframe_shape=True
-        ):
-            print("five partitions closest to full:")
-            print(pl.read_parquet(table).head(5))
+    for line in data.frames["summary"]["summary"]:
+        print(f"  {line}")
     return 0
 
 

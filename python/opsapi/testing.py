@@ -42,7 +42,7 @@ class Simulator:
 
     >>> with Simulator(tls="self-signed") as sim:
     ...     [g.name for g in sim.client().groups.list()]
-    ['Prod', 'Staging']
+    ['Prod', 'Staging', 'Analytics']
     >>> sim = Simulator(now="2026-03-02T10:00:00Z")
     >>> sim.now
     datetime.datetime(2026, 3, 2, 10, 0, tzinfo=datetime.timezone.utc)
@@ -54,7 +54,7 @@ class Simulator:
     def __init__(
         self,
         seed: int = 0,
-        projects: int = 2,
+        projects: int = 3,
         hosts_per_project: int = 5,
         *,
         faults: Optional[dict[str, Any]] = None,
@@ -167,7 +167,7 @@ class Simulator:
         ...     len(client.hosts.list(sim.group_ids[0]))  # answered while /groups waits
         5
         >>> len(call.result())
-        2
+        3
         """
         return Hold(self._sim.hold(method=method, path=path, page=page, nth=nth))
 
@@ -229,10 +229,28 @@ class Simulator:
         overhead; the served disk series adds its noise (``noise_bytes``) on top.
 
         >>> truth = sim.database_truth()  # seed 0
-        >>> [d["database_name"] for d in truth if d["drives_growth"]]
+        >>> [d["database_name"] for d in truth if d["drives_growth"]][:4]
         ['inventory', 'catalog', 'inventory', 'sessions']
         """
         return self._sim.database_truth()
+
+    def headroom_truth(self) -> list[dict[str, Any]]:
+        """The capacity findings seeded into the world, each what
+        :func:`opsapi.capacity.headroom` must name: dicts with ``resource`` (``oplog_window``,
+        ``cpu``, ``connections``, ``cache``, ``shard_growth``), ``scope_kind`` and ``scope``
+        (the scope that owns it: the replica set, the host as ``hostname:port``, the cluster
+        id), ``group_id``, ``cluster_id``, ``replica_set_name``, ``shard_name`` (the shard that
+        grows faster), ``members`` and ``host_ids`` (the members that set the value),
+        ``measurements`` (the series that show it), ``level_at_anchor`` and ``per_day`` (the
+        seeded trend: hours, percent, connections; for ``shard_growth`` the fast shard's
+        growth over the others' and its bytes per day), ``threshold`` (24 h, 90 %, the 20 %
+        dirty trigger), ``crosses_at`` (when the oplog window falls below 24 h) and
+        ``anchor``. The default world (``Simulator(seed=0)``) holds all five.
+
+        >>> [t["resource"] for t in sim.headroom_truth()]  # seed 0
+        ['shard_growth', 'oplog_window', 'cpu', 'connections', 'cache']
+        """
+        return self._sim.headroom_truth()
 
     @property
     def rate_limit(self) -> Optional[float]:
@@ -405,7 +423,7 @@ class Hold:
     ...     len(call.result())
     True
     5
-    2
+    3
     """
 
     def __init__(self, hold: _Hold) -> None:

@@ -209,7 +209,7 @@ impl PySimulator {
 #[pymethods]
 impl PySimulator {
     #[new]
-    #[pyo3(signature = (*, seed = 0, projects = 2, hosts_per_project = 5, global_alerts = None,
+    #[pyo3(signature = (*, seed = 0, projects = 3, hosts_per_project = 5, global_alerts = None,
                         nonce_lifetime = None, port = 0, bind = None, worker_threads = 1,
                         log_requests = true, tls = None, rate_limit = None,
                         cache_bytes = None, now = None))]
@@ -422,6 +422,34 @@ impl PySimulator {
                 d.set_item("growth_bytes_per_day", t.growth_bytes_per_day)?;
                 d.set_item("share_of_disk_growth", t.share_of_disk_growth)?;
                 d.set_item("drives_growth", t.drives_growth)?;
+                d.set_item("anchor", t.anchor)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// The seeded capacity findings (what `opsapi.capacity.headroom` must name): one dict
+    /// per finding.
+    fn headroom_truth<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let truth = self.with(|s| s.headroom_truth())?;
+        truth
+            .into_iter()
+            .map(|t| {
+                let d = PyDict::new(py);
+                d.set_item("resource", t.resource)?;
+                d.set_item("scope_kind", t.scope_kind)?;
+                d.set_item("scope", &t.scope)?;
+                d.set_item("group_id", &t.group_id)?;
+                d.set_item("cluster_id", &t.cluster_id)?;
+                d.set_item("replica_set_name", &t.replica_set_name)?;
+                d.set_item("shard_name", &t.shard_name)?;
+                d.set_item("members", &t.members)?;
+                d.set_item("host_ids", &t.host_ids)?;
+                d.set_item("measurements", &t.measurements)?;
+                d.set_item("level_at_anchor", t.level_at_anchor)?;
+                d.set_item("per_day", t.per_day)?;
+                d.set_item("threshold", t.threshold)?;
+                d.set_item("crosses_at", t.crosses_at)?;
                 d.set_item("anchor", t.anchor)?;
                 Ok(d)
             })

@@ -36,7 +36,7 @@
 //! let sim = Simulator::start(SimConfig { seed: 7, ..SimConfig::default() }).unwrap();
 //! println!("{} {}", sim.base_url(), sim.public_key());
 //! let groups = sim.group_ids();
-//! assert_eq!(groups.len(), 2);
+//! assert_eq!(groups.len(), 3);
 //! drop(sim); // stops the server and joins its thread
 //! ```
 //!
@@ -48,6 +48,7 @@ pub mod cli;
 mod clock;
 mod faults;
 mod fmt;
+mod headroom;
 mod limit;
 mod metrics;
 mod reply;
@@ -63,9 +64,11 @@ use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 
 pub use aim::{Aim, Hold};
 pub use faults::{Fault, Faults};
+pub use headroom::HeadroomTruth;
 pub use tls::SimTls;
 pub use world::{
-    AccessListEntry, Alert, AlertConfig, Database, Event, Growth, Host, Partition, Project, World,
+    AccessListEntry, Alert, AlertConfig, Database, Event, Finding, Growth, Host, Partition,
+    Project, SeededSeries, ShardGrowth, World,
 };
 
 /// How to seed and run a simulator.
@@ -121,7 +124,10 @@ impl Default for SimConfig {
     fn default() -> Self {
         Self {
             seed: 0,
-            projects: 2,
+            // Three projects: the third holds the first sharded cluster of two shards (at 5
+            // hosts a project, the second's is cut after one), which a capacity finding
+            // needs (world/findings.rs).
+            projects: 3,
             hosts_per_project: 5,
             global_alerts: 60,
             nonce_lifetime: Duration::from_secs(300),
@@ -680,8 +686,8 @@ mod tests {
         assert!(!a.is_running());
         a.stop();
         let w = b.world();
-        assert_eq!(w.projects.len(), 2);
-        assert_eq!(w.hosts.len(), 10);
+        assert_eq!(w.projects.len(), 3);
+        assert_eq!(w.hosts.len(), 15);
         assert!(w
             .hosts
             .iter()

@@ -15,6 +15,8 @@ use super::rng::SplitMix64;
 
 mod activity;
 use activity::{gen_alerts, gen_events};
+mod findings;
+pub use findings::{Finding, SeededSeries, ShardGrowth, DIRTY_TRIGGER_PERCENT, OPLOG_TARGET_HOURS};
 
 /// A project (a "group" in the API's paths).
 #[derive(Debug, Clone, PartialEq)]
@@ -227,6 +229,8 @@ pub struct Host {
     pub databases: Vec<Database>,
     /// Bytes of the `data` partition that no database accounts for (constant).
     pub data_overhead_bytes: f64,
+    /// Host series replaced by a seeded capacity finding (`world/findings.rs`).
+    pub seeded: Vec<SeededSeries>,
 }
 
 impl Host {
@@ -353,6 +357,8 @@ pub struct World {
     pub events: Vec<Event>,
     /// The global access list (entries disappear when deleted).
     pub access_list: Vec<AccessListEntry>,
+    /// The seeded shard that grows faster than the others (`world/findings.rs`), if any.
+    pub shard_growth: Option<ShardGrowth>,
 }
 
 const ENVS: [&str; 6] = ["prod", "staging", "analytics", "dev", "qa", "reporting"];
@@ -563,6 +569,7 @@ pub fn generate(
         alerts: Vec::new(),
         events: Vec::new(),
         access_list: Vec::new(),
+        shard_growth: None,
     };
     for p in 0..projects {
         let created = anchor - CDuration::days(r.range(200, 900) as i64);
@@ -637,6 +644,7 @@ pub fn generate(
                 partitions: parts,
                 databases: dbs,
                 data_overhead_bytes: overhead,
+                seeded: Vec::new(),
             });
         }
         for plan in CONFIGS.iter() {
@@ -667,6 +675,8 @@ pub fn generate(
             created: c,
         });
     }
+    // The capacity findings, from a stream of their own: nothing above moves.
+    findings::seed(&mut world, seed);
     world
 }
 

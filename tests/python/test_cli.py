@@ -435,6 +435,7 @@ def test_global_options_before_or_after_every_command(profiled, capsys, fake_sim
     cases = {
         "alerts": (["alerts", "list", "--status", "OPEN"], list),
         "measurements": (["measurements", "host", g, h, *window], list),
+        "capacity": (["capacity", "--window", "2d"], dict),
         "config": (["config", "list"], list),
         "completion": (["completion", "bash"], None),
         "sim": (["sim", "--port", "0", "--seed", "3"], None),

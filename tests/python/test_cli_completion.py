@@ -59,6 +59,7 @@ def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
     script = run(capsys, "completion", "bash")[1]
     assert _bash_complete(script, ["opsapi", ""]) == [
         "alerts",
+        "capacity",
         "completion",
         "config",
         "measurements",
@@ -67,6 +68,10 @@ def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
     assert _bash_complete(script, ["opsapi", "--profile", "prod", "al"]) == ["alerts"]
     assert _bash_complete(script, ["opsapi", "alerts", "l"]) == ["list"]
     assert "--granularity" in _bash_complete(script, ["opsapi", "measurements", "fleet", "--"])
+    assert {"--window", "--group", "--granularity", "--output"} <= set(
+        _bash_complete(script, ["opsapi", "capacity", "--"])
+    )
+    assert _bash_complete(script, ["opsapi", "capacity", "--output", ""]) == ["json", "table"]
     assert _bash_complete(script, ["opsapi", "alerts", "list", "--output", ""]) == [
         "csv",
         "json",
@@ -131,7 +136,7 @@ TREE = parser_tree()
 
 
 def test_the_parser_walk_sees_the_cli() -> None:
-    assert TREE[()][0] == {"alerts", "measurements", "config", "completion", "sim"}
+    assert TREE[()][0] == {"alerts", "capacity", "measurements", "config", "completion", "sim"}
     assert {"--profile", "--output", "-o"} <= TREE[()][1]  # the global options
     assert ("alerts", "ack") in TREE and "--yes" in TREE[("alerts", "ack")][1]
 

@@ -166,7 +166,7 @@ def test_python_m_opsapi_sim_tls_prints_the_ca_file():
             env["OPSAPI_PRIVATE_KEY"],
             ca_file=env["OPSAPI_CA_FILE"],
         )
-        assert len(client.groups.list()) == 2
+        assert len(client.groups.list()) == 3  # the default world
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
         assert not os.path.exists(env["OPSAPI_CA_FILE"])

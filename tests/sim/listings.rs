@@ -9,7 +9,7 @@ async fn listings_and_entities() {
     let sim = sim();
     let api = Api::owner(&sim);
     let groups = api.get_json("/groups").await;
-    assert_eq!(groups["totalCount"], 2);
+    assert_eq!(groups["totalCount"], 3); // the default world: three projects
     let g = groups["results"][0]["id"].as_str().unwrap().to_string();
     assert_eq!(g, sim.group_ids()[0]);
     assert_eq!(g.len(), 24);

@@ -2,7 +2,8 @@
 //! the API documents it, one module per resource or concern.
 //!
 //! `digest`, `paging` (links, limits, envelope, pretty), `listings` (every resource's list and
-//! entity), `global_alerts`, `access_list`, `measurements`, `errors` (codes and roles),
+//! entity), `global_alerts`, `access_list`, `headroom` (the seeded capacity findings),
+//! `measurements`, `errors` (codes and roles),
 //! `faults`, `request_log`, `shutdown`, and `binary` (the standalone `opsapi-sim` command).
 //! Helpers (a tiny Digest signer on top of reqwest) live in `common`.
 
@@ -16,6 +17,7 @@ mod digest;
 mod errors;
 mod faults;
 mod global_alerts;
+mod headroom;
 mod listings;
 mod measurements;
 mod paging;

@@ -21,7 +21,7 @@ fn shutdown_is_prompt_and_drop_is_safe() {
         seed: 3,
         ..SimConfig::default()
     });
-    assert_eq!(s2.group_ids().len(), 2);
+    assert_eq!(s2.group_ids().len(), 3);
     assert!(!format!("{s2:?}").contains(s2.private_key()));
 }
 

@@ -36,12 +36,13 @@ Example::
           --metric CONNECTIONS --output conn.parquet
     $ opsapi --profile prod measurements fleet --disks --granularity PT1H --period P14D \\
           --output out/disks/            # hive-partitioned Parquet, a progress bar on a TTY
+    $ opsapi capacity --window 14d             # what runs out first, where and when
     $ opsapi config init --profile prod        # asks; or every answer as a flag
     $ source <(opsapi completion bash)
 
-One module per area (``alerts``, ``measurements``, ``profiles``, ``text``), each adding its
-commands to the one parser that ``_build_parser`` assembles, so that completion and the tests
-read the whole command tree from one place; ``_base`` holds what they share.
+One module per area (``alerts``, ``capacity``, ``measurements``, ``profiles``, ``text``), each
+adding its commands to the one parser that ``_build_parser`` assembles, so that completion and
+the tests read the whole command tree from one place; ``_base`` holds what they share.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ import sys
 from collections.abc import Sequence
 from typing import Optional, TextIO
 
-from . import alerts, measurements, profiles, text
+from . import alerts, capacity, measurements, profiles, text
 from ._base import (
     CONFIRM_ABOVE,
     EXIT_API,
@@ -104,6 +105,7 @@ def _build_parser() -> argparse.ArgumentParser:
     alerts.add_parser(top)
     text.add_sim_parser(top)
     measurements.add_parser(top)
+    capacity.add_parser(top)
     profiles.add_parser(top)
     text.add_completion_parser(top)
     return p
@@ -135,6 +137,7 @@ def main(argv: Optional[Sequence[str]] = None, *, out: Optional[TextIO] = None) 
     commands = {
         "alerts": alerts._cmd_alerts,
         "measurements": measurements._cmd_measurements,
+        "capacity": capacity._cmd_capacity,
         "config": profiles._cmd_config,
         "completion": text._cmd_completion,
         "sim": lambda args, out: text._cmd_sim(args, rest),

@@ -1,0 +1,75 @@
+"""Capacity analysis over the long measurement frame, in polars expressions.
+
+Every function takes the *long* frame that ``Measurements.to_polars()`` and
+``client.measurements.fleet(...)`` return (columns ``group_id, host_id, process_id,
+partition_name, database_name, measurement, units, timestamp, value``) and returns a polars
+DataFrame.
+Null data points are ignored; no function loops over rows in Python.
+
+- :func:`disk_forecast` (``disk.py``): when each partition reaches 80 %, 90 %, full;
+- :func:`database_growth` (``databases.py``): which databases grow, on which disk;
+- :func:`headroom` (``headroom.py``; one function per resource in ``resources.py``, the roll-ups
+  in ``rollup.py``): every resource of every host, rolled up per replica set, shard and
+  cluster, with the days left; :func:`headroom_summary` and :func:`headroom_table` say it
+  in a sentence and a table;
+- :func:`metric_summary`, :func:`hour_of_day_profile`, :func:`busiest_hours` (``load.py``).
+
+Example::
+
+    import opsapi
+    from opsapi import capacity
+
+    client = opsapi.Client.from_env()
+    disks = client.measurements.fleet(
+        [(g, h, p) for g, h in targets for p in client.hosts.partitions(g, h)],
+        granularity="PT1H", period="P14D",
+    )
+    capacity.disk_forecast(disks)          # one row per partition, soonest full first
+"""
+
+from __future__ import annotations
+
+from ._common import (
+    _PARTITION,
+    FREE,
+    INDEX_SIZE,
+    PERCENT_USED,
+    STORAGE_SIZE,
+    USED,
+    threshold_label,
+)
+from .databases import database_growth
+from .disk import disk_forecast
+from .headroom import (
+    HEADROOM_DISK_METRICS,
+    HEADROOM_HOST_METRICS,
+    RESOURCES,
+    headroom,
+    headroom_inputs,
+)
+from .load import busiest_hours, hour_of_day_profile, metric_summary
+from .summary import cell_text, headroom_summary, headroom_table
+
+__all__ = [
+    "FREE",
+    "HEADROOM_DISK_METRICS",
+    "HEADROOM_HOST_METRICS",
+    "INDEX_SIZE",
+    "PERCENT_USED",
+    "RESOURCES",
+    "STORAGE_SIZE",
+    "USED",
+    "busiest_hours",
+    "cell_text",
+    "database_growth",
+    "disk_forecast",
+    "headroom",
+    "headroom_inputs",
+    "headroom_summary",
+    "headroom_table",
+    "hour_of_day_profile",
+    "metric_summary",
+    "threshold_label",
+]
+
+_ = _PARTITION  # the partition key, used by tests as capacity._PARTITION

@@ -1,0 +1,553 @@
+"""Headroom: every resource of every host, rolled up per replica set, shard and cluster.
+
+The question: what runs out first, where, and when. Each resource (``resources.py``) is a
+series per host; the same steps turn each into a row (:func:`_host_rows`), the roll-up takes
+a replica set's, shard's or cluster's worst member (:func:`_rolled_up`), and a sharded
+cluster adds the imbalance of its shards' data growth (:func:`_shard_growth`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
+
+import polars as pl
+
+from opsapi._duration import parse_duration
+
+from . import resources
+from ._common import _MAD_TO_SIGMA, _MS_PER_DAY, _disk_points, _reference_now, _theil_sen
+from .disk import disk_forecast
+from .rollup import _HOST, _rank, _rolled_up, _shard_growth
+
+__all__ = ["HEADROOM_DISK_METRICS", "HEADROOM_HOST_METRICS", "RESOURCES", "headroom",
+           "headroom_inputs"]  # fmt: skip
+
+#: The host measurements :func:`headroom` reads (pull them with ``metrics=``).
+HEADROOM_HOST_METRICS = [
+    "OPLOG_MASTER_TIME",
+    "OPLOG_REPLICATION_LAG_TIME",
+    "PROCESS_NORMALIZED_CPU_USER",
+    "PROCESS_NORMALIZED_CPU_KERNEL",
+    "SYSTEM_NORMALIZED_CPU_USER",
+    "SYSTEM_NORMALIZED_CPU_KERNEL",
+    "SYSTEM_NORMALIZED_CPU_NICE",
+    "SYSTEM_NORMALIZED_CPU_IRQ",
+    "SYSTEM_NORMALIZED_CPU_SOFTIRQ",
+    "SYSTEM_NORMALIZED_CPU_STEAL",
+    "CACHE_USED_BYTES",
+    "CACHE_DIRTY_BYTES",
+    "CACHE_FILL_RATIO",
+    "DIRTY_FILL_RATIO",
+    "CONNECTIONS",
+    "TICKETS_AVAILABLE_READS",
+    "TICKETS_AVAILABLE_WRITE",
+]
+#: The disk measurements :func:`headroom` reads.
+HEADROOM_DISK_METRICS = [
+    "DISK_PARTITION_SPACE_USED",
+    "DISK_PARTITION_SPACE_FREE",
+    "DISK_PARTITION_SPACE_PERCENT_USED",
+    "DISK_PARTITION_IOPS_TOTAL",
+    "DISK_PARTITION_LATENCY_READ",
+    "DISK_PARTITION_LATENCY_WRITE",
+]
+#: The resources, in the order tables show them.
+RESOURCES = ["disk", "oplog_window", "replication_lag", "cpu", "cache", "connections",
+             "tickets", "iops", "disk_latency"]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """How one resource is read: its series, unit, which way is worse, the quantile that
+    stands for it, the hosts it applies to and the measurements it needs."""
+
+    series: Callable[..., pl.LazyFrame]
+    unit: str
+    worse: int  # +1: higher is worse; -1: lower is worse
+    quantile: float
+    applies: str  # "all", "mongod" (not a mongos) or "member" (of a replica set)
+    needs: str  # "host" or "disk": the frame it reads
+    measured: str  # what a missing row says is missing
+
+
+class HeadroomInputs(NamedTuple):
+    """What :func:`headroom` reads: the long host and disk frames and the hosts."""
+
+    host_frame: pl.DataFrame
+    disk_frame: pl.DataFrame
+    hosts: list[Any]
+
+
+def headroom_inputs(
+    client: Any,
+    group_ids: Iterable[str] | None = None,
+    *,
+    window: str | timedelta = "14d",
+    granularity: str = "PT1H",
+) -> HeadroomInputs:
+    """Pulls what :func:`headroom` reads from a client: every host of ``group_ids`` (default:
+    every project the key sees), the host measurements of :data:`HEADROOM_HOST_METRICS` and
+    the disk measurements of :data:`HEADROOM_DISK_METRICS` over ``window``, one fleet pull
+    each.
+
+    >>> inputs = headroom_inputs(client, window="2d")
+    >>> len(inputs.hosts), sorted(inputs.disk_frame["measurement"].unique().cast(str))[:2]
+    (15, ['DISK_PARTITION_IOPS_TOTAL', 'DISK_PARTITION_LATENCY_READ'])
+    """
+    if group_ids is None:
+        group_ids = [g.id for g in client.groups.list()]
+    hosts = [h for g in group_ids for h in client.hosts.list(g)]
+    span = parse_duration(window)
+    secs = int(span.total_seconds())
+    period = (
+        f"P{secs // 86400}D" if secs % 86400 == 0
+        else f"PT{secs // 3600}H" if secs % 3600 == 0
+        else f"PT{secs}S"
+    )  # fmt: skip
+    host_targets = [(h.group_id, h.id) for h in hosts]
+    disk_targets = [(g, h, p) for g, h in host_targets for p in client.hosts.partitions(g, h)]
+    host_frame = client.measurements.fleet(
+        host_targets, granularity=granularity, period=period, metrics=HEADROOM_HOST_METRICS
+    )
+    disk_frame = client.measurements.fleet(
+        disk_targets, granularity=granularity, period=period, metrics=HEADROOM_DISK_METRICS
+    )
+    return HeadroomInputs(host_frame, disk_frame, hosts)
+
+
+def headroom(
+    host_frame: pl.DataFrame | pl.LazyFrame,
+    disk_frame: pl.DataFrame | pl.LazyFrame,
+    hosts: Any,
+    *,
+    window: str | timedelta = "14d",
+    now: datetime | str | None = None,
+    disk_percent: float = 90.0,
+    oplog_window_hours: float = 24.0,
+    replication_lag_seconds: float = 60.0,
+    cpu_percent: float = 100.0,
+    cpu_high_percent: float = 90.0,
+    cache_dirty_percent: float = 20.0,
+    connections: float = 5000.0,
+    tickets: float = 16.0,
+    iops: float = 3000.0,
+    disk_latency_ms: float = 20.0,
+    shard_growth_ratio: float = 2.0,
+    critical_days: float = 7.0,
+    warning_days: float = 30.0,
+    watch_days: float = 90.0,
+    min_days: int = 4,
+) -> pl.DataFrame:
+    """How much room each resource has left, per host and rolled up per replica set, shard
+    and sharded cluster: what runs out first, where, and when.
+
+    Each resource is a series per host (``opsapi.capacity.resources``: one function each):
+    its ``level`` now, its ``p95`` and ``peak`` over ``window``, its ``trend`` (the
+    Theil–Sen slope of its daily p95, as robust as :func:`disk_forecast`'s), the ``limit``
+    it is measured against, and the ``days_left`` until the trend reaches it. A replica set's
+    (shard's, cluster's) row is its worst member's, and ``member`` says which; a sharded
+    cluster also gets a ``shard_growth`` row: its fastest-growing shard's data growth over
+    the median of the others'.
+
+    The limits, each a keyword argument, and why each default:
+
+    - ``disk_percent=90``: past 90 % a compaction or an initial sync's copy no longer fits.
+    - ``oplog_window_hours=24`` (the target; lower is worse): a secondary down longer than
+      the window needs a full resync, and a day covers a weekend's slow response.
+    - ``replication_lag_seconds=60``: reads from secondaries and majority writes wait that
+      long, and a failover may roll back as much.
+    - ``cpu_percent=100`` (all cores busy), and ``cpu_high_percent=90``: a p95 above it
+      leaves no room for a failover's extra load, so it is a ``warning`` without a trend.
+    - ``cache_dirty_percent=20``: WiredTiger's ``eviction_dirty_trigger``; past it
+      application threads evict, and writes stall.
+    - ``connections=5000``: opsapi cannot read a deployment's limit (``maxIncomingConnections``,
+      the open-files limit); each connection holds about 1 MiB of memory, and by 5 000 a
+      typical mongod feels it. Set yours.
+    - ``tickets=16`` (lower is worse): an eighth of the 128 read or write tickets; fewer
+      available means operations queue in the storage engine.
+    - ``iops=3000``: the baseline of the commonest provisioned SSD volumes (gp3); set your
+      disks'.
+    - ``disk_latency_ms=20``: an SSD answering slower than 20 ms per I/O is saturated.
+    - ``shard_growth_ratio=2``: a shard that grows twice as fast as the others fills
+      first (a hot shard key, a balancer behind).
+    - ``critical_days=7``, ``warning_days=30``, ``watch_days=90``: ``status`` by the days
+      left: this week, this month, this quarter.
+    - ``min_days=4``: fewer daily values than this give no trend.
+
+    Args:
+        host_frame: long host measurements (:data:`HEADROOM_HOST_METRICS`).
+        disk_frame: long disk measurements (:data:`HEADROOM_DISK_METRICS`).
+        hosts: a ``HostList``, a list of ``Host`` (from several projects), or their frame
+            (``HostList.to_polars()``): replica sets, shards and clusters come from it.
+        window: how far back from ``now`` the statistics and fits look.
+        now: the reference instant (default: the newest timestamp of the frames).
+
+    Returns:
+        One row per (scope, resource): ``group_id``, ``cluster_id``, ``scope_kind``
+        (``host``, ``replica_set``, ``shard``, ``cluster``), ``scope`` (``hostname:port``,
+        the replica set or shard name, the cluster id), ``resource`` (:data:`RESOURCES`, and
+        ``shard_growth``), ``unit``, ``level``, ``p95`` (toward the limit: p99 for
+        connections, the 5th percentile where lower is worse), ``peak`` (the worst value),
+        ``trend`` (per day), ``limit``, ``days_left`` (0: past the limit; null: not trending
+        toward it or no data, as ``note`` says), ``date`` (when it runs out), ``status``
+        (``critical``, ``warning``, ``watch``, ``ok`` or ``missing``), ``binding`` (the
+        resource of the scope that runs out first), ``member`` (the host that sets the
+        value), ``part`` (the partition) and ``note``; most urgent first. Missing data is
+        never zero: its values are null and ``note`` says what is missing.
+
+    >>> h = headroom(*headroom_inputs(client))
+    >>> rs = h.filter(pl.col("scope_kind") == "replica_set", pl.col("scope") == "rs0")
+    >>> rs.filter(pl.col("resource") == "oplog_window").select("member", "status").row(0)
+    ('rs0-1.prod.example.net:27017', 'warning')
+    """
+    span = parse_duration(window)
+    topo = _topology(hosts)
+    stamps = pl.concat([f.lazy().select("timestamp") for f in (host_frame, disk_frame)]).collect()[
+        "timestamp"
+    ]
+    now_utc = _reference_now(stamps, now)
+    limits = {
+        "oplog_window": oplog_window_hours,
+        "replication_lag": replication_lag_seconds,
+        "cpu": cpu_percent,
+        "cache": cache_dirty_percent,
+        "connections": connections,
+        "tickets": tickets,
+        "iops": iops,
+        "disk_latency": disk_latency_ms,
+    }
+    frames = {"host": host_frame, "disk": disk_frame}
+    rows = [
+        _host_rows(name, spec, frames[spec.needs], limits[name], topo, now_utc, span, min_days)
+        for name, spec in _SPECS.items()
+    ]
+    forecast = disk_forecast(disk_frame, window=span, now=now_utc, thresholds=(disk_percent / 100,))
+    rows.append(_disk_rows(forecast, disk_frame, topo, disk_percent, now_utc, span))
+    hosts_rows = pl.concat(rows, how="diagonal_relaxed").with_columns(
+        high=(pl.col("resource") == "cpu") & (pl.col("p95") >= cpu_high_percent)
+    )
+    days = (critical_days, warning_days, watch_days)
+    high = (pl.col("resource") == "cpu") & (pl.col("status") == "warning")
+    per_host = (
+        _status(hosts_rows, *days)
+        .with_columns(
+            note=pl.when(high & pl.col("days_left").is_null())
+            .then(pl.lit(f"p95 above {cpu_high_percent:g} %"))
+            .otherwise("note")
+        )
+        .join(topo.select(*_HOST, "cluster_id"), on=_HOST, how="left")
+        .with_columns(scope_kind=pl.lit("host"), scope=pl.col("member"))
+    )
+    shards = _shard_growth(forecast, per_host, topo, shard_growth_ratio, *days)
+    parts = [per_host, _rolled_up(per_host, topo)] + ([shards] if shards.height else [])
+    scoped = pl.concat(parts, how="diagonal_relaxed")
+    return _finish(scoped, now_utc)
+
+
+_SPECS: dict[str, _Spec] = {
+    "oplog_window": _Spec(resources.oplog_window, "h", -1, 0.95, "member", "host",
+                          "OPLOG_MASTER_TIME"),
+    "replication_lag": _Spec(resources.replication_lag, "s", +1, 0.95, "member", "host",
+                             "OPLOG_REPLICATION_LAG_TIME"),
+    "cpu": _Spec(resources.cpu, "%", +1, 0.95, "all", "host", "normalized CPU"),
+    "cache": _Spec(resources.cache, "%", +1, 0.95, "mongod", "host", "WiredTiger cache"),
+    "connections": _Spec(resources.connections, "", +1, 0.99, "all", "host", "CONNECTIONS"),
+    "tickets": _Spec(resources.tickets, "", -1, 0.95, "mongod", "host", "TICKETS_AVAILABLE"),
+    "iops": _Spec(resources.iops, "IOPS", +1, 0.95, "all", "disk", "DISK_PARTITION_IOPS"),
+    "disk_latency": _Spec(resources.disk_latency, "ms", +1, 0.95, "all", "disk",
+                          "DISK_PARTITION_LATENCY"),
+}  # fmt: skip
+
+
+def _topology(hosts: Any) -> pl.DataFrame:
+    """The hosts as one frame: ids, ``member`` (``hostname:port``), type, replica set, shard
+    and cluster."""
+    if isinstance(hosts, (pl.DataFrame, pl.LazyFrame)):
+        frame = hosts.lazy().collect()
+    elif hasattr(hosts, "to_polars") and hasattr(hosts, "total_count"):
+        frame = hosts.to_polars()
+    else:
+        parts = []
+        for h in hosts:
+            if hasattr(h, "to_polars") and hasattr(h, "total_count"):
+                parts.append(h.to_polars())
+            else:
+                parts.append(pl.DataFrame([{k: getattr(h, k, None) for k in _HOST_FIELDS}]))
+        frame = pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame()
+    if "host_id" not in frame.columns and "id" in frame.columns:
+        frame = frame.rename({"id": "host_id"})
+    for c in _HOST_FIELDS[1:]:
+        if c not in frame.columns:
+            frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias(c))
+    return frame.select(
+        pl.col("group_id").cast(pl.String).cast(pl.Categorical),
+        pl.col("host_id").cast(pl.String).cast(pl.Categorical),
+        member=pl.col("hostname").cast(pl.String) + ":" + pl.col("port").cast(pl.String),
+        type_name=pl.col("type_name").cast(pl.String),
+        replica_set_name=pl.col("replica_set_name").cast(pl.String),
+        shard_name=pl.col("shard_name").cast(pl.String),
+        cluster_id=pl.col("cluster_id").cast(pl.String),
+    )
+
+
+_HOST_FIELDS = ["id", "group_id", "hostname", "port", "type_name", "replica_set_name",
+                "shard_name", "cluster_id"]  # fmt: skip
+
+
+def _applies(topo: pl.DataFrame, applies: str) -> pl.DataFrame:
+    if applies == "member":
+        return topo.filter(pl.col("replica_set_name").is_not_null())
+    if applies == "mongod":
+        return topo.filter(pl.col("type_name") != "SHARD_MONGOS")
+    return topo
+
+
+def _host_rows(
+    name: str,
+    spec: _Spec,
+    frame: pl.DataFrame | pl.LazyFrame,
+    limit: float,
+    topo: pl.DataFrame,
+    now: datetime,
+    span: timedelta,
+    min_days: int,
+) -> pl.DataFrame:
+    """One row per host (and part) of one resource: level, p95, peak, trend, days left."""
+    keys = [*_HOST, "part"]
+    now_lit = pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
+    series = spec.series(frame, limit=limit).filter(
+        pl.col("timestamp").is_between(now_lit - pl.duration(milliseconds=_ms(span)), now_lit)
+    )
+    q = spec.quantile if spec.worse > 0 else 1.0 - spec.quantile
+    worst = pl.col("value").max() if spec.worse > 0 else pl.col("value").min()
+    stats = (
+        series.sort("timestamp")
+        .group_by(keys)
+        .agg(
+            level=pl.col("value").last(),
+            p95=pl.col("value").quantile(q, interpolation="linear"),
+            peak=worst,
+            limit=pl.col("limit").first(),
+            points=pl.len().cast(pl.Int64),
+        )
+    )
+    # Days back from now: day 0 is the last 24 hours, so the newest day is a whole one.
+    daily = (
+        series.with_columns(
+            day=((now_lit - pl.col("timestamp")).dt.total_milliseconds() // 86_400_000)
+        )
+        .group_by([*keys, "day"])
+        .agg(y=pl.col("value").quantile(q, interpolation="linear"), n=pl.len())
+        .filter(pl.col("n") >= pl.col("n").max().over(keys) / 2)
+        .with_columns(x=-(pl.col("day").cast(pl.Float64) + 0.5))
+        .sort([*keys, "x"])
+    )
+    fit = _fit(daily, keys)
+    recent = daily.filter(pl.col("day") == pl.col("day").min().over(keys)).select(*keys, recent="y")
+    expected = _applies(topo, spec.applies).select(*_HOST, "member")
+    out = (
+        expected.lazy()
+        .join(
+            stats.join(fit, on=keys, how="left").join(recent, on=keys, how="left"),
+            on=_HOST,
+            how="left",
+        )  # fmt: skip
+        .with_columns(resource=pl.lit(name), unit=pl.lit(spec.unit), limit=pl.lit(limit))
+        .collect()
+    )
+    return _days_left(out, spec, name, min_days)
+
+
+def _fit(daily: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Theil–Sen line of the daily values: ``trend`` (per day), ``fitted`` (at now),
+    ``sigma`` (robust noise), ``days`` (daily values) and ``span_days``."""
+    slopes = _theil_sen(daily, keys, 60)
+    return (
+        daily.join(slopes, on=keys, how="left")
+        .with_columns(pl.col("slope").fill_null(0.0))
+        .with_columns(fitted=(pl.col("y") - pl.col("slope") * pl.col("x")).median().over(keys))
+        .with_columns(resid=pl.col("y") - pl.col("fitted") - pl.col("slope") * pl.col("x"))
+        .group_by(keys)
+        .agg(
+            trend=pl.col("slope").first(),
+            fitted=pl.col("fitted").first(),
+            sigma=_MAD_TO_SIGMA * (pl.col("resid") - pl.col("resid").median()).abs().median(),
+            days=pl.len().cast(pl.Int64),
+            span_days=pl.col("x").max() - pl.col("x").min(),
+        )
+    )
+
+
+def _days_left(out: pl.DataFrame, spec: _Spec, name: str, min_days: int) -> pl.DataFrame:
+    """``days_left`` and ``note``: 0 past the limit, the trend's days to it when the trend
+    heads for it beyond the noise, else null and why."""
+    w = spec.worse
+    past = (w * (pl.col("recent") - pl.col("limit"))) >= 0
+    moving = (pl.col("trend") * pl.col("span_days")).abs() > 2.0 * pl.col("sigma")
+    toward = moving & (w * pl.col("trend") > 0)
+    return out.with_columns(
+        days_left=pl.when(pl.col("points").is_null())
+        .then(None)
+        .when(past)
+        .then(0.0)
+        .when((pl.col("days") >= min_days) & toward)
+        .then(((pl.col("limit") - pl.col("fitted")) / pl.col("trend")).clip(lower_bound=0.0))
+        .otherwise(None),
+        note=pl.when(pl.col("points").is_null())
+        .then(pl.lit(f"missing: no {spec.measured} data for this host"))
+        .when(past)
+        .then(pl.lit("past the limit"))
+        .when(pl.col("days") < min_days)
+        .then(pl.format("too few days for a trend ({})", pl.col("days")))
+        .when(toward)
+        .then(pl.lit(None, dtype=pl.String))
+        .when(moving)
+        .then(pl.lit("moving away from the limit"))
+        .otherwise(pl.lit("not trending toward the limit")),
+    ).select(
+        *_HOST, "member", "resource", "unit", "part", "level", "p95", "peak", "trend", "limit",
+        "days_left", "note",
+    )  # fmt: skip
+
+
+def _disk_rows(
+    forecast: pl.DataFrame,
+    disk_frame: pl.DataFrame | pl.LazyFrame,
+    topo: pl.DataFrame,
+    limit: float,
+    now: datetime,
+    span: timedelta,
+) -> pl.DataFrame:
+    """Disk space, from :func:`disk_forecast`: percent used, growth in % a day, the days to
+    ``limit`` %; p95 and peak of the percent used over the window."""
+    part = ["group_id", "host_id", "partition_name"]
+    label = [c for c in forecast.columns if c.startswith("days_to_")][0]
+    now_lit = pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
+    pct = (
+        _disk_points(disk_frame)
+        .filter(
+            pl.col("timestamp").is_between(now_lit - pl.duration(milliseconds=_ms(span)), now_lit)
+        )  # fmt: skip
+        .with_columns(p=pl.col("used") / pl.col("point_capacity") * 100.0)
+        .group_by(part)
+        .agg(p95=pl.col("p").quantile(0.95, interpolation="linear"), peak=pl.col("p").max())
+    )
+    f = (
+        forecast.lazy()
+        .join(pct, on=part, how="left")
+        .select(
+            *_HOST,
+            part=pl.col("partition_name").cast(pl.String),
+            level=pl.col("percent_used"),
+            p95="p95",
+            peak="peak",
+            trend=pl.col("growth_bytes_per_day") / pl.col("capacity_bytes") * 100.0,
+            days_left=pl.when(pl.col("percent_used") >= limit).then(0.0).otherwise(pl.col(label)),
+            note=pl.when(pl.col("percent_used") >= limit)
+            .then(pl.lit("past the limit"))
+            .when(pl.col(label).is_null())
+            .then(
+                pl.col("trend").replace_strict(
+                    {
+                        "insufficient_data": "too few points for a trend",
+                        "flat": "not growing",
+                        "shrinking": "shrinking",
+                        "poor_fit": "growth too irregular for a date",
+                    },
+                    default=None,
+                    return_dtype=pl.String,
+                )  # fmt: skip
+            ),
+        )
+    )
+    return (
+        topo.lazy()
+        .select(*_HOST, "member")
+        .join(f, on=_HOST, how="left")
+        .with_columns(
+            resource=pl.lit("disk"),
+            unit=pl.lit("%"),
+            limit=pl.lit(limit),
+            note=pl.when(pl.col("level").is_null())
+            .then(pl.lit("missing: no disk space data for this host"))
+            .otherwise("note"),
+        )
+        .collect()
+    )
+
+
+def _status(rows: pl.DataFrame, critical: float, warning: float, watch: float) -> pl.DataFrame:
+    """``status`` from the days left (and a CPU p95 past its high mark); each host keeps its
+    worst part of each resource."""
+    d = pl.col("days_left")
+    status = (
+        pl.when(pl.col("level").is_null())
+        .then(pl.lit("missing"))
+        .when(d <= critical)
+        .then(pl.lit("critical"))
+        .when((d <= warning) | pl.col("high").fill_null(False))
+        .then(pl.lit("warning"))
+        .when(d <= watch)
+        .then(pl.lit("watch"))
+        .otherwise(pl.lit("ok"))
+    )
+    return (
+        rows.with_columns(status=status)
+        .with_columns(_rank())
+        .sort("_rank")
+        .group_by([*_HOST, "resource"], maintain_order=True)
+        .first()
+        .drop("high")
+    )
+
+
+def _finish(rows: pl.DataFrame, now: datetime) -> pl.DataFrame:
+    """``binding`` and ``date``; the columns in order, most urgent first."""
+    keys = ["group_id", "scope_kind", "scope"]
+    counts = pl.col("days_left").is_not_null() | pl.col("status").is_in(
+        ["critical", "warning", "watch"]
+    )
+    binding = (
+        rows.filter(counts)
+        .sort("_rank")
+        .group_by(keys, maintain_order=True)
+        .agg(binding=pl.col("resource").first())
+    )
+    now_lit = pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
+    return (
+        rows.join(binding, on=keys, how="left")
+        .with_columns(
+            date=now_lit
+            + pl.duration(milliseconds=(pl.col("days_left") * _MS_PER_DAY).round().cast(pl.Int64)),
+            cluster_id=pl.col("cluster_id").cast(pl.String),
+            scope=pl.col("scope").cast(pl.String),
+        )
+        .sort("_rank", "scope_kind", "scope", "resource")
+        .select(
+            "group_id",
+            "cluster_id",
+            "scope_kind",
+            "scope",
+            "resource",
+            "unit",
+            "level",
+            "p95",
+            "peak",
+            "trend",
+            "limit",
+            "days_left",
+            "date",
+            "status",
+            "binding",
+            "member",
+            "part",
+            "note",
+        )  # fmt: skip
+    )
+
+
+def _ms(span: timedelta) -> int:
+    return int(span.total_seconds() * 1000)

@@ -1,0 +1,210 @@
+"""Headroom said for people: one sentence per deployment, and one row per deployment with
+the days left of each resource (what the report and ``opsapi capacity`` show)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Optional
+
+import polars as pl
+
+from .headroom import RESOURCES
+
+__all__ = ["cell_text", "headroom_summary", "headroom_table"]
+
+_FLAGGED = ("critical", "warning", "watch")
+_PHRASE = {
+    "disk": "disk {limit:g} % full",
+    "oplog_window": "oplog window below {limit:g} h",
+    "replication_lag": "replication lag above {limit:g} s",
+    "cpu": "CPU at {limit:g} %",
+    "cache": "dirty cache above {limit:g} %",
+    "connections": "connections at {limit:,.0f}",
+    "tickets": "tickets below {limit:g}",
+    "iops": "IOPS at {limit:,.0f}",
+    "disk_latency": "disk latency above {limit:g} ms",
+}
+
+
+def _short(member: Optional[str]) -> str:
+    """``rs0-2.prod.example.net:27017`` → ``rs0-2``."""
+    return "" if member is None else member.split(":")[0].split(".")[0]
+
+
+def _deployments(h: pl.DataFrame, names: Optional[Mapping[str, str]]) -> pl.DataFrame:
+    """The rows of the top-level deployments (sharded clusters, replica sets outside them,
+    standalone hosts), each with a ``deployment`` label a person reads."""
+    clusters = h.filter(pl.col("scope_kind") == "cluster")["scope"].unique().to_list()
+    shards = (
+        h.filter(pl.col("scope_kind") == "shard")
+        .group_by("cluster_id")
+        .agg(pl.col("scope").unique().sort().str.join(", "))
+    )
+    top = h.filter(
+        (pl.col("scope_kind") == "cluster")
+        | ((pl.col("scope_kind") == "replica_set") & ~pl.col("cluster_id").is_in(clusters))
+        | ((pl.col("scope_kind") == "host") & pl.col("cluster_id").is_null())
+    ).join(shards.rename({"scope": "_shards"}), on="cluster_id", how="left")
+    label = (
+        pl.when(pl.col("scope_kind") == "cluster")
+        .then(pl.lit("cluster of ") + pl.col("_shards").fill_null("no shards"))
+        .when(pl.col("scope_kind") == "host")
+        .then(pl.col("scope").map_elements(_short, return_dtype=pl.String))
+        .otherwise(pl.col("scope"))
+    )
+    # Project names, or where they are not given the domain of a project's hosts.
+    domains = (
+        h.filter(pl.col("scope_kind") == "host")
+        .group_by("group_id")
+        .agg(_project=pl.col("scope").str.extract(r"^[^.:]+\.([^.:]+)").drop_nulls().min())
+    )
+    if names:
+        given = pl.col("group_id").cast(pl.String).replace_strict(dict(names), default=None)
+        domains = domains.with_columns(_project=pl.coalesce(given, "_project"))
+    return (
+        top.join(domains, on="group_id", how="left")
+        .with_columns(
+            deployment=pl.concat_str(
+                [pl.col("_project"), label], separator=" · ", ignore_nulls=True
+            )  # fmt: skip
+        )
+        .drop("_shards", "_project")
+    )
+
+
+def _sentence(row: dict) -> str:
+    """What one headroom row says: when it runs out, or why it is flagged."""
+    member = _short(row["member"])
+    where = f" ({member}{', ' + row['part'] if row.get('part') else ''})" if member else ""
+    if row["resource"] == "shard_growth":
+        days = row["days_left"]
+        fills = f", its disk at the limit in ~{days:.0f} days ({member})" if days else ""
+        return f"{row['note']}{fills}"
+    phrase = _PHRASE[row["resource"]].format(limit=row["limit"])
+    days = row["days_left"]
+    if days is None:
+        if row["resource"] == "cpu" and row["status"] == "warning":
+            return f"CPU p95 {row['p95']:.0f} %, {row['note'][4:]}{where}"
+        return f"{row['resource']}: {row['note']}{where}"
+    if days == 0:
+        return f"{phrase} now{where}"
+    return f"{phrase} in ~{days:.0f} days, {row['date']:%b %-d}{where}"
+
+
+def headroom_summary(
+    h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None, most: int = 4
+) -> pl.DataFrame:
+    """What runs out first, where and when: one row per deployment (sharded cluster, replica
+    set, standalone host) of a :func:`headroom` frame, most urgent first.
+
+    Args:
+        h: a :func:`headroom` frame.
+        names: project names by group id, to label deployments (``Prod · rs0``); without
+            them, the domain of a member's host name tells projects apart.
+        most: the most findings a deployment's sentence names (most urgent first).
+
+    Returns:
+        ``deployment``, ``group_id``, ``scope_kind``, ``scope``, ``binding``, ``days_left``,
+        ``date``, ``status`` (of the binding resource), ``member`` and ``summary``: e.g.
+        ``"Prod · rs0: oplog window below 24 h in ~11 days, Mar 13 (rs0-1)"``.
+
+    >>> from opsapi.capacity import headroom, headroom_inputs
+    >>> h = headroom(*headroom_inputs(client))
+    >>> headroom_summary(h).filter(pl.col("scope") == "rs0")["summary"][0]
+    'prod · rs0: oplog window below 24 h in ~11 days, Mar 13 (rs0-1); disk 90 % full in ~26...'
+    """
+    top = _deployments(h, names).sort("deployment")
+    out = []
+    for (deployment,), rows in top.group_by("deployment", maintain_order=True):
+        flagged = rows.filter(pl.col("status").is_in(_FLAGGED))
+        first = flagged.head(1).to_dicts() or [{}]
+        said = [_sentence(r) for r in flagged.head(most).iter_rows(named=True)]
+        more = flagged.height - len(said)
+        text = "; ".join(said) + (f"; {more} more" if more > 0 else "")
+        any_row = rows.row(0, named=True)
+        missing = rows.filter(pl.col("status") == "missing")["resource"].unique().sort()
+        if not said:
+            text = "nothing runs out within the horizon"
+        if missing.len():
+            text += "; missing: " + ", ".join(missing.to_list())
+        out.append(
+            {
+                "deployment": deployment,
+                "group_id": str(any_row["group_id"]),
+                "scope_kind": any_row["scope_kind"],
+                "scope": any_row["scope"],
+                "binding": first[0].get("resource"),
+                "days_left": first[0].get("days_left"),
+                "date": first[0].get("date"),
+                "status": first[0].get("status", "ok"),
+                "member": first[0].get("member"),
+                "summary": f"{deployment}: {text}",
+            }
+        )
+    frame = pl.DataFrame(
+        out,
+        schema={"deployment": pl.String, "group_id": pl.String, "scope_kind": pl.String,
+                "scope": pl.String, "binding": pl.String, "days_left": pl.Float64,
+                "date": pl.Datetime("ms", "UTC"), "status": pl.String, "member": pl.String,
+                "summary": pl.String},
+    )  # fmt: skip
+    sev = pl.col("status").replace_strict(
+        {"critical": 0, "warning": 1, "watch": 2, "ok": 3, "missing": 4}, return_dtype=pl.Int32
+    )
+    return frame.sort(sev, pl.col("days_left").fill_null(float("inf")), "deployment")
+
+
+def headroom_table(h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None) -> pl.DataFrame:
+    """One row per deployment, one column per resource: the days left (null: not running
+    out, missing or not applicable) and, in ``<resource>_status``, its status; in the order
+    of :func:`headroom_summary`.
+
+    >>> from opsapi.capacity import headroom, headroom_inputs
+    >>> t = headroom_table(headroom(*headroom_inputs(client)))
+    >>> rs0 = t.filter(pl.col("deployment") == "prod · rs0")
+    >>> rs0.select("oplog_window", "oplog_window_status").row(0)
+    (11.2..., 'warning')
+    """
+    top = _deployments(h, names)
+    order = headroom_summary(h, names=names).select("deployment")
+    resources = [*RESOURCES, "shard_growth"]
+    wide = top.pivot(
+        on="resource",
+        index="deployment",
+        values=["days_left", "status"],
+        aggregate_function="first",
+    )
+    cols = []
+    for r in resources:
+        d, s = f"days_left_{r}", f"status_{r}"
+        cols.append(pl.col(d).alias(r) if d in wide.columns else pl.lit(None, pl.Float64).alias(r))
+        cols.append(
+            pl.col(s).alias(f"{r}_status") if s in wide.columns
+            else pl.lit(None, pl.String).alias(f"{r}_status")
+        )  # fmt: skip
+    return order.join(wide.select("deployment", *cols), on="deployment", how="left",
+                      maintain_order="left")  # fmt: skip
+
+
+def cell_text(days: Optional[float], status: Optional[str]) -> str:
+    """A headroom table cell as a person reads it: the days left, ``now`` when past the
+    limit, ``high`` when flagged without a date, ``ok`` when not running out, ``missing``
+    without data, blank where the resource does not apply.
+
+    >>> [cell_text(12.4, "warning"), cell_text(0.0, "critical"), cell_text(None, "ok"),
+    ...  cell_text(None, "missing"), cell_text(500.0, "ok"), cell_text(None, None)]
+    ['12 d', 'now', 'ok', 'missing', '>1 y', '']
+    """
+    if status is None:
+        return ""
+    if status == "missing":
+        return "missing"
+    if days is None:
+        return "high" if status in _FLAGGED else "ok"
+    if days == 0:
+        return "now"
+    if days < 1:
+        return "<1 d"
+    if days >= 365:
+        return ">1 y"
+    return f"{days:.0f} d"

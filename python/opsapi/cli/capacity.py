@@ -1,0 +1,144 @@
+"""``opsapi capacity``: what runs out first, where and when, in an 80-column terminal.
+
+Pulls every host of the projects (``--group``, default all the key sees) over ``--window``,
+runs :func:`opsapi.capacity.headroom`, and prints the summary (one sentence per deployment,
+most urgent first) and the headroom table (one row per deployment, the days left of each
+resource), coloured by urgency when stdout is a terminal (``NO_COLOR`` turns colour off).
+``--output json`` prints the same as JSON.
+
+The measurements come from the server (:func:`_inputs`); a local measurement store plugs in
+there (``--store PATH``, once the store exists), the rest of the command unchanged.
+
+Example::
+
+    $ opsapi capacity --window 14d
+    $ opsapi --profile prod capacity --group 5e8f... --output json | jq '.summary[0]'
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import textwrap
+from typing import Any, TextIO
+
+from ._base import _client, _common, _format, _format_option, _write_json
+
+WIDTH = 80
+# Column heads of the table: the resources of capacity.RESOURCES (and shard_growth), short.
+_HEADS = {
+    "disk": "disk", "oplog_window": "oplog", "replication_lag": "lag", "cpu": "cpu",
+    "cache": "cache", "connections": "conns", "tickets": "tkts", "iops": "iops",
+    "disk_latency": "lat", "shard_growth": "shard",
+}  # fmt: skip
+_COLOURS = {"critical": "31;1", "warning": "33", "watch": "36", "ok": "32", "missing": "2"}
+
+
+def add_parser(top: Any) -> None:
+    p = top.add_parser(
+        "capacity",
+        help="what runs out first, where and when (headroom of every resource)",
+        description=(__doc__ or "").split("\n\n")[1].replace("\n", " "),
+    )
+    _common(p)
+    _format_option(p, ("table", "json"))
+    p.add_argument(
+        "--group",
+        action="append",
+        metavar="GROUP_ID",
+        help="a project to look at (repeat for more; default: every project)",
+    )
+    p.add_argument("--window", default="14d", metavar="DURATION", help="how far back (default 14d)")
+    p.add_argument(
+        "--granularity", default="PT1H", metavar="DURATION", help="ISO 8601, default PT1H"
+    )
+
+
+def _inputs(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
+    """What ``headroom`` reads, and the project names: from the server (a profile or
+    ``OPSAPI_*``). The measurement store's reader goes here (``--store PATH``)."""
+    from opsapi import capacity
+
+    client = _client(args)
+    groups = {g.id: g.name for g in client.groups.list()}
+    ids = args.group or list(groups)
+    inputs = capacity.headroom_inputs(client, ids, window=args.window, granularity=args.granularity)
+    return inputs, {g: groups.get(g, g) for g in ids}
+
+
+def _cmd_capacity(args: argparse.Namespace, out: TextIO) -> int:
+    from opsapi import capacity
+
+    fmt = _format(args, formats=("table", "json"))
+    inputs, names = _inputs(args)
+    h = capacity.headroom(*inputs, window=args.window)
+    summary = capacity.headroom_summary(h, names=names)
+    table = capacity.headroom_table(h, names=names)
+    if fmt == "json":
+        _write_json(_as_json(summary, table, args.window), out)
+        return 0
+    colour = out.isatty() and not os.environ.get("NO_COLOR")
+    out.write(render(summary, table, colour=colour))
+    return 0
+
+
+def _as_json(summary: Any, table: Any, window: str) -> dict[str, Any]:
+    resources = list(_HEADS)
+    return {
+        "window": window,
+        "summary": summary.to_dicts(),
+        "table": [
+            {
+                "deployment": row["deployment"],
+                "resources": {
+                    r: {"days_left": row[r], "status": row[f"{r}_status"]}
+                    for r in resources
+                    if row[f"{r}_status"] is not None
+                },
+            }
+            for row in table.iter_rows(named=True)
+        ],
+    }
+
+
+def _paint(text: str, status: Any, colour: bool) -> str:
+    code = _COLOURS.get(status) if colour else None
+    return f"\x1b[{code}m{text}\x1b[0m" if code else text
+
+
+def render(summary: Any, table: Any, *, colour: bool = False, width: int = WIDTH) -> str:
+    """The summary and the headroom table as text of at most ``width`` columns.
+
+    >>> import polars as pl
+    >>> s = pl.DataFrame({"summary": ["prod · rs0: oplog window below 24 h in ~12 days"],
+    ...                   "status": ["warning"]})
+    >>> t = pl.DataFrame({"deployment": ["prod · rs0"], "oplog_window": [11.7],
+    ...                   "oplog_window_status": ["warning"]})
+    >>> print(render(s, t))  # doctest: +NORMALIZE_WHITESPACE
+    What runs out first
+      prod · rs0: oplog window below 24 h in ~12 days
+    <BLANKLINE>
+    Days left          oplog
+    prod · rs0          12 d
+    """
+    from opsapi.capacity import cell_text
+
+    lines = ["What runs out first"]
+    for row in summary.iter_rows(named=True):
+        wrapped = textwrap.wrap(row["summary"], width - 2, subsequent_indent="    ")
+        lines += [_paint("  " + w, row["status"], colour) for w in wrapped]
+    resources = [r for r in _HEADS if f"{r}_status" in table.columns
+                 and table[f"{r}_status"].drop_nulls().len()]  # fmt: skip
+    cell = 6
+    name_width = max(12, width - cell * len(resources) - 1)
+    head = "Days left".ljust(name_width) + "".join(_HEADS[r].rjust(cell) for r in resources)
+    lines += ["", head.rstrip()]
+    for row in table.iter_rows(named=True):
+        names = textwrap.wrap(row["deployment"], name_width - 1) or [""]
+        cells = "".join(
+            _paint(cell_text(row[r], row[f"{r}_status"]).rjust(cell), row[f"{r}_status"], colour)
+            for r in resources
+        )
+        lines.append(names[0].ljust(name_width) + cells)
+        lines += names[1:]
+    return "\n".join(line.rstrip() for line in lines) + "\n"

@@ -1,0 +1,99 @@
+"""``opsapi capacity`` against the shared simulator: the summary and the headroom table in 80
+columns, colour only on a terminal, the same as JSON, and the requests it sends."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+
+pytest.importorskip("opsapi._native", reason="the compiled opsapi package is not installed")
+
+from opsapi import cli  # noqa: E402
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def env(sim, monkeypatch):
+    monkeypatch.setenv("OPSAPI_BASE_URL", sim.base_url)
+    monkeypatch.setenv("OPSAPI_PUBLIC_KEY", sim.public_key)
+    monkeypatch.setenv("OPSAPI_PRIVATE_KEY", sim.private_key)
+    monkeypatch.delenv("OPSAPI_CA_FILE", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return sim
+
+
+def _run(*argv: str, out: io.StringIO | None = None) -> tuple[int, str]:
+    out = out if out is not None else io.StringIO()
+    return cli.main(list(argv), out=out), out.getvalue()
+
+
+def test_summary_then_table_in_80_columns(env) -> None:
+    code, text = _run("capacity")
+    assert code == 0
+    lines = text.splitlines()
+    assert lines[0] == "What runs out first"
+    assert max(len(line) for line in lines) <= 80
+    assert "\x1b[" not in text  # not a terminal: no colour
+    head = next(i for i, line in enumerate(lines) if line.startswith("Days left"))
+    assert lines[head].split()[2:] == [
+        "disk", "oplog", "lag", "cpu", "cache", "conns", "tkts", "iops", "lat", "shard",
+    ]  # fmt: skip
+    summary = "\n".join(lines[1:head])
+    truth = {t["resource"]: t for t in env.headroom_truth()}
+    for resource, words in {
+        "oplog_window": "oplog window below 24 h",
+        "cpu": "above 90 %",
+        "connections": "connections at 5,000",
+        "cache": "dirty cache above 20 % now",
+    }.items():
+        member = truth[resource]["members"][0].split(".")[0]
+        assert re.search(rf"{words}[^;]*\({member}\)", " ".join(summary.split())), resource
+    assert f"{truth['shard_growth']['shard_name']} grows 4.0×" in summary
+    # Deployments by project name, no ids.
+    assert "Prod · rs0" in text and not re.search(r"[0-9a-f]{24}", text)
+
+
+def test_colour_on_a_terminal(env, monkeypatch) -> None:
+    code, text = _run("capacity", out=_Tty())
+    assert code == 0 and "\x1b[31;1m" in text  # critical in red
+    plain = ANSI.sub("", text)
+    assert max(len(line) for line in plain.splitlines()) <= 80
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in _run("capacity", out=_Tty())[1]
+
+
+def test_json_holds_the_summary_and_the_table(env) -> None:
+    code, text = _run("capacity", "--output", "json")
+    assert code == 0
+    doc = json.loads(text)
+    assert doc["window"] == "14d"
+    assert [s["deployment"] for s in doc["summary"]] == [t["deployment"] for t in doc["table"]]
+    rs0 = next(t for t in doc["table"] if t["deployment"] == "Prod · rs0")
+    assert rs0["resources"]["oplog_window"]["status"] == "warning"
+    assert 10 < rs0["resources"]["oplog_window"]["days_left"] < 13
+    first = doc["summary"][0]
+    assert first["status"] == "critical" and first["summary"].startswith(first["deployment"])
+
+
+def test_one_project_and_its_requests(env) -> None:
+    env.clear_requests()
+    g = env.group_ids[0]
+    code, text = _run("capacity", "--group", g, "--window", "2d", "-o", "json")
+    assert code == 0
+    doc = json.loads(text)
+    assert {s["deployment"].split(" · ")[0] for s in doc["summary"]} == {"Prod"}
+    paths = {r["path"] for r in env.requests() if r["authorized"]}
+    measured = {p for p in paths if p.endswith("/measurements")}
+    assert measured and all(f"/groups/{g}/" in p for p in measured)
+    queries = [r["query"] for r in env.requests() if r["path"].endswith("/measurements")]
+    assert all("period=P2D" in q and "granularity=PT1H" in q for q in queries)
+    env.clear_requests()

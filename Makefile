@@ -25,6 +25,8 @@ venv: $(VENV)/.tools
 rust-lint:
 	cargo fmt --check
 	cargo clippy --quiet --all-targets --all-features -- -D warnings
+	cargo fmt --check --manifest-path bench/criterion/Cargo.toml
+	cargo clippy --quiet --manifest-path bench/criterion/Cargo.toml --all-targets -- -D warnings
 
 # The Rust tests run under cargo-nextest: each test in a process of its own, with a bound on
 # each (.config/nextest.toml), so that a hang fails its test by name. The doctests, which

@@ -6,9 +6,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: test venv dev nextest rust-lint rust-test rust-features python-build python-test \
-	python-test-versions stubtest python-lint demo clean-venv test-stress
+	python-test-versions stubtest python-lint demo clean-venv test-stress docs release
 
-test: rust-lint rust-test rust-features python-build python-test stubtest python-lint \
+test: rust-lint rust-test rust-features python-build docs python-test stubtest python-lint \
 	python-test-versions
 	@echo "make test: all green"
 
@@ -25,6 +25,8 @@ venv: $(VENV)/.tools
 rust-lint:
 	cargo fmt --check
 	cargo clippy --quiet --all-targets --all-features -- -D warnings
+	cargo fmt --check --manifest-path bench/criterion/Cargo.toml
+	cargo clippy --quiet --manifest-path bench/criterion/Cargo.toml --all-targets -- -D warnings
 
 # The Rust tests run under cargo-nextest: each test in a process of its own, with a bound on
 # each (.config/nextest.toml), so that a hang fails its test by name. The doctests, which
@@ -53,9 +55,13 @@ rust-features: nextest
 dev: venv
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/maturin develop --quiet
 
-# Release wheel, installed into the venv (the same artifact users get).
+# Release wheel, installed into the venv (the same artifact users get): manylinux2014 (glibc
+# 2.17, RHEL 7/8/9, Ubuntu 20.04 on), linked by zig (ziglang, dependency group "release"; the
+# venv's bin on PATH is where maturin finds it). tests/python/test_packaging.py checks the
+# policy with auditwheel.
+PORTABLE := --release --zig --compatibility manylinux2014
 python-build: venv
-	$(BIN)/maturin build --release --quiet --out $(CARGO_TARGET_DIR)/wheels-opsapi
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/maturin build $(PORTABLE) --quiet --out $(CARGO_TARGET_DIR)/wheels-opsapi
 	$(BIN)/pip install -q --force-reinstall --no-deps $$(ls -t $(CARGO_TARGET_DIR)/wheels-opsapi/opsapi-*.whl | head -1)
 
 # In file order (`make test-stress` shuffles it); pytest-timeout bounds every test.
@@ -72,8 +78,8 @@ stubtest: venv
 	cd /tmp && $(CURDIR)/$(BIN)/python -m mypy.stubtest opsapi._native --allowlist $(CURDIR)/python/stubtest-allowlist.txt
 
 python-lint: venv
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests docs
+	$(BIN)/ruff format --check python tests docs
 
 # The capacity report against the built-in simulator: out/capacity.html (what runs out
 # first, the headroom table, a chart per finding; one file that works offline) and the
@@ -109,3 +115,34 @@ bench: bench-deps python-build
 # section.
 soak: python-build
 	timeout 1800 $(BIN)/python bench/soak.py --out bench/SOAK.md --results bench/RESULTS.md
+
+# The documentation site (mkdocs.yml): site/, built with --strict (a warning fails), and the
+# Rust API (cargo doc, warnings denied) in site/rust/. The API reference reads the compiled
+# module's docstrings: the package installed in the venv (make dev when there is none).
+# tests/python/test_docs*.py run its examples and open it in Chromium.
+docs: venv
+	$(BIN)/python -c "import opsapi._native" 2>/dev/null || $(MAKE) dev
+	RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	rm -rf site/rust && cp -r $(CARGO_TARGET_DIR)/doc site/rust
+	# (rustdoc's help and settings pages link ./index.html, which --no-deps does not write.)
+	echo '<meta http-equiv="refresh" content="0; url=opsapi/index.html">' > site/rust/index.html
+
+# What a release publishes, into dist/ (not part of `make test`): the portable wheel (checked
+# by auditwheel), the sdist, and the crate (`cargo publish --dry-run`: packaged, and the
+# package built on its own). Then the sdist is installed into a fresh venv with only pip and
+# the Rust toolchain and the smoke tests run against it, and cargo-semver-checks compares the
+# public Rust API with the last release: the crates.io one once there is one, until then the
+# 0.1.0 packaged here (SEMVER_BASELINE=path/to/crate-dir chooses another). Needs a committed
+# tree (cargo package refuses uncommitted changes).
+VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+release: venv
+	rm -rf dist && mkdir -p dist
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/maturin build $(PORTABLE) --quiet --out dist
+	$(BIN)/auditwheel show dist/opsapi-$(VERSION)-*.whl
+	$(BIN)/maturin sdist --out dist
+	cargo publish --dry-run --locked --quiet
+	cp $(CARGO_TARGET_DIR)/package/opsapi-$(VERSION).crate dist/
+	.ci/sdist-smoke dist/opsapi-$(VERSION).tar.gz
+	.ci/semver-check dist/opsapi-$(VERSION).crate
+	ls -l dist

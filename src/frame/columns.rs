@@ -42,7 +42,7 @@ pub const LONG_COLUMNS: [&str; 9] = [
 ];
 
 /// The key columns of the long shape, in order: the first seven of [`LONG_COLUMNS`], each
-/// Categorical ([`key_dtype`]). The Python package takes them from here
+/// Categorical ([`key_dtype`](crate::frame::key_dtype)). The Python package takes them from here
 /// (`opsapi._native.LONG_KEY_COLUMNS`).
 ///
 /// ```

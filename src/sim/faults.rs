@@ -68,7 +68,7 @@ impl Default for Faults {
 }
 
 /// A one-shot fault, queued with [`super::Simulator::inject`] and consumed by the next request
-/// it applies to (see the [module documentation](self) for which requests those are).
+/// it applies to (each variant says which requests those are).
 ///
 /// ```
 /// use std::time::Duration;

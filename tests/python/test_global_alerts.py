@@ -147,6 +147,7 @@ async def test_no_ids_no_request(sim, client, aclient):
 # ---- list, iter, get ---------------------------------------------------------------------------
 
 
+@pytest.mark.smoke
 def test_global_alerts_list_filters(sim, client):
     after = dt.datetime(2020, 1, 1, tzinfo=UTC)
     alerts = client.global_alerts.list(status="OPEN", created_on_or_after=after)

@@ -8,6 +8,7 @@ from _truth import PAGE1, get, requests_of, served, view, views, world_rows
 import opsapi
 
 
+@pytest.mark.smoke
 def test_groups_list_sync(sim, client):
     groups = client.groups.list()
     assert requests_of(sim) == [get("/groups", PAGE1)]
@@ -16,6 +17,7 @@ def test_groups_list_sync(sim, client):
     assert [x.id for x in groups] == sim.group_ids
 
 
+@pytest.mark.smoke
 async def test_groups_list_async(sim, aclient):
     groups = await aclient.groups.list()
     assert requests_of(sim) == [get("/groups", PAGE1)]
@@ -44,6 +46,7 @@ async def test_groups_get_async(sim, aclient):
 # --- errors ---------------------------------------------------------------------------
 
 
+@pytest.mark.smoke
 async def test_groups_get_unknown(sim, client, aclient):
     missing = "0" * 24
     with pytest.raises(opsapi.NotFoundError) as e:

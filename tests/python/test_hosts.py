@@ -33,6 +33,7 @@ async def test_hosts_get_async(sim, aclient, ids):
     assert got.to_dict() == served(sim, f"/groups/{g}/hosts/{h}")
 
 
+@pytest.mark.smoke
 def test_hosts_list_sync(sim, client):
     g = sim.group_ids[1]
     hosts = client.hosts.list(g)

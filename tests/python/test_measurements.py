@@ -63,6 +63,7 @@ def check_disk(m_series, p: dict) -> None:
 # ---- host ------------------------------------------------------------------------------------
 
 
+@pytest.mark.smoke
 def test_measurements_host_sync(sim, client, fixed_now, mongod):
     g, h = mongod["group_id"], mongod["host_id"]
     m = client.measurements.host(
@@ -146,6 +147,7 @@ async def test_measurements_disk_async(sim, aclient, fixed_now):
 # ---- fleet -----------------------------------------------------------------------------------
 
 
+@pytest.mark.smoke
 def test_fleet_sync(sim, client, ids):
     g = ids["group"]
     targets = [(g, h.id) for h in ids["hosts"]]

@@ -55,6 +55,7 @@ def refused(sim: Simulator, client: opsapi.Client) -> str:
     return str(e.value)
 
 
+@pytest.mark.smoke
 def test_internal_ca_in_ca_file(ca_sim):
     assert ca_sim.base_url.startswith("https://127.0.0.1:")
     assert ca_sim.ca_file.endswith("ca.pem")
@@ -66,6 +67,7 @@ def test_internal_ca_in_ca_file(ca_sim):
     check_get(ca_sim, by_hand)
 
 
+@pytest.mark.smoke
 def test_self_signed_certificate_in_ca_file_is_pinned(self_signed_sim):
     assert self_signed_sim.ca_file.endswith("server.pem")
     with open(self_signed_sim.ca_file) as f:

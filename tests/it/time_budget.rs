@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use opsapi::sim::{Aim, Fault, Faults, SimConfig};
 use opsapi::{Client, Error};
 
-use crate::common::{api_error, builder, closed_port, fresh_client, ids, seen, sim, start, API};
+use crate::common::{api_error, builder, closed_port, ids, seen, sim, start, API};
 
 #[tokio::test]
 async fn a_retry_after_beyond_the_budget_ends_the_call_at_once() {

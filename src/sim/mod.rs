@@ -67,6 +67,7 @@ pub use tls::SimTls;
 pub use world::{
     AccessListEntry, Alert, AlertConfig, Database, Event, Growth, Host, Partition, Project, World,
 };
+pub use world::{Acknowledged, AlertTruth, FlappingTruth, NoisyHostTruth, SeededAlert};
 
 /// How to seed and run a simulator.
 #[derive(Debug, Clone)]
@@ -549,10 +550,17 @@ impl Simulator {
     pub fn world(&self) -> World {
         let mut w = self.shared.world_read().clone();
         let now = self.shared.clock.now();
-        for a in &mut w.alerts {
+        for a in w.alerts.iter_mut().chain(w.alert_history.iter_mut()) {
             a.expire_ack(now);
         }
         w
+    }
+
+    /// What the seeded alert history holds: the flapping configuration, the noisy host, the
+    /// open disk alerts, the replica-set alerts and when each history alert was acknowledged
+    /// (see [`AlertTruth`]).
+    pub fn alert_truth(&self) -> AlertTruth {
+        self.shared.world_read().alert_truth.clone()
     }
 
     /// The seeded size and growth of every database (of every mongod), in host order.

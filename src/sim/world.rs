@@ -14,7 +14,9 @@ use super::fmt::iso;
 use super::rng::SplitMix64;
 
 mod activity;
+mod alerts;
 use activity::{gen_alerts, gen_events};
+pub use alerts::{Acknowledged, AlertTruth, FlappingTruth, NoisyHostTruth, SeededAlert};
 
 /// A project (a "group" in the API's paths).
 #[derive(Debug, Clone, PartialEq)]
@@ -349,6 +351,11 @@ pub struct World {
     pub alert_configs: Vec<AlertConfig>,
     /// All alerts, ordered by creation time.
     pub alerts: Vec<Alert>,
+    /// Project alerts that `/globalAlerts` does not list: the seeded history
+    /// (`world/alerts.rs`), ordered by creation time.
+    pub alert_history: Vec<Alert>,
+    /// What the seeded history holds (the flapping configuration, the noisy host, ...).
+    pub alert_truth: AlertTruth,
     /// Events of all projects, newest first within a project.
     pub events: Vec<Event>,
     /// The global access list (entries disappear when deleted).
@@ -561,6 +568,8 @@ pub fn generate(
         hosts: Vec::new(),
         alert_configs: Vec::new(),
         alerts: Vec::new(),
+        alert_history: Vec::new(),
+        alert_truth: AlertTruth::default(),
         events: Vec::new(),
         access_list: Vec::new(),
     };
@@ -667,6 +676,7 @@ pub fn generate(
             created: c,
         });
     }
+    alerts::seed_history(&mut world, seed);
     world
 }
 

@@ -21,12 +21,13 @@ import polars as pl
 import pytest
 
 import opsapi
+import opsapi.alerts_analysis
 import opsapi.capacity
 import opsapi.config
 import opsapi.testing
 from opsapi.testing import Simulator
 
-MODULES = [opsapi, opsapi.capacity, opsapi.config, opsapi.testing]
+MODULES = [opsapi, opsapi.alerts_analysis, opsapi.capacity, opsapi.config, opsapi.testing]
 try:  # the Dask extra is optional
     import opsapi.dask
 

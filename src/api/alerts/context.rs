@@ -450,9 +450,10 @@ impl Alerts<'_> {
             }
         };
         let q = MeasurementsQuery::range(granularity, start, end).metrics([measurement.as_str()]);
-        let api = client.measurements();
-        let pulled: Vec<Result<Measurements>> = futures_util::stream::iter(&targets)
-            .map(|t| api.target(t, &q))
+        let (api, q) = (client.measurements(), &q);
+        // Owned targets: a future borrowing its item cannot be sent to another task (Python).
+        let pulled: Vec<Result<Measurements>> = futures_util::stream::iter(targets.clone())
+            .map(move |t| async move { api.target(&t, q).await })
             .buffered(client.max_concurrency())
             .collect()
             .await;

@@ -338,7 +338,7 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
                 at,
             });
         }
-        if alert.type_name == "REPLICA_SET" {
+        if alert.type_name == "REPLICA_SET" && alert.replica_set_name.is_some() {
             truth.replica_set_alerts.push(seeded(&alert, None, None));
         }
         history.push(alert);

@@ -559,6 +559,13 @@ impl Simulator {
     /// What the seeded alert history holds: the flapping configuration, the noisy host, the
     /// open disk alerts, the replica-set alerts and when each history alert was acknowledged
     /// (see [`AlertTruth`]).
+    ///
+    /// ```
+    /// let sim = opsapi::sim::Simulator::start(Default::default()).unwrap();
+    /// let truth = sim.alert_truth();
+    /// let flapping = truth.flapping.unwrap();
+    /// assert_eq!((flapping.metric_name.as_str(), flapping.episodes), ("CONNECTIONS", 8));
+    /// ```
     pub fn alert_truth(&self) -> AlertTruth {
         self.shared.world_read().alert_truth.clone()
     }

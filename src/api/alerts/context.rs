@@ -23,6 +23,10 @@ use crate::paging::list_all;
 use crate::request::{PathBuilder, Request};
 
 /// Where an alert's measurement is read: a host, a disk partition or a database.
+///
+/// ```
+/// assert_eq!(opsapi::MetricKind::Disk.as_str(), "disk");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum MetricKind {
@@ -294,6 +298,16 @@ pub fn events_request(group_id: &str, start: DateTime<Utc>, end: DateTime<Utc>) 
 }
 
 /// An alert in its context (see [`Alerts::context`]).
+///
+/// ```no_run
+/// # async fn f(client: opsapi::Client, alert: opsapi::Alert) -> opsapi::Result<()> {
+/// let ctx = client.alerts().context(&alert, &opsapi::ContextOptions::new()).await?;
+/// match (&ctx.kind, ctx.host()) {
+///     (Some(kind), Some(host)) => println!("{} on {:?}: {} series", kind.as_str(), host.hostname, ctx.measurements.len()),
+///     _ => println!("no metric: {:?}; hosts {:?}", ctx.note, ctx.hosts.len()),
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct AlertContext {

@@ -97,6 +97,15 @@ pub struct AlertTruth {
 impl World {
     /// The alerts `/groups/{group_id}/alerts` lists: the project's alerts of both lists,
     /// oldest first (then by id).
+    ///
+    /// ```
+    /// let sim = opsapi::sim::Simulator::start(Default::default()).unwrap();
+    /// let world = sim.world();
+    /// let g = &world.projects[0].id;
+    /// let of_g = world.project_alerts(g);
+    /// assert!(of_g.iter().any(|a| world.alert_history.contains(a)));
+    /// assert!(of_g.iter().all(|a| &a.group_id == g));
+    /// ```
     pub fn project_alerts<'a>(&'a self, group_id: &'a str) -> Vec<&'a Alert> {
         let mut out: Vec<&Alert> = self
             .alerts

@@ -466,3 +466,13 @@ def test_show_an_alert_without_a_metric_and_bad_options(asim, capsys):
     assert code == cli.EXIT_USAGE and err.startswith("error: --granularity: "), err
     code, out, err = run(capsys, "alerts", "show", "5d0000000000000000000000", "--project", g)
     assert code == cli.EXIT_NOT_FOUND and "ALERT_NOT_FOUND" in err
+
+
+def test_chart_without_altair_says_what_to_install(asim, capsys, monkeypatch, tmp_path):
+    truth = asim.alert_truth()["disk_alerts"][0]
+    monkeypatch.setitem(__import__("sys").modules, "altair", None)  # as if not installed
+    target = tmp_path / "alert.html"
+    code, out, err = run(capsys, "alerts", "show", truth["alert_id"], "--project",
+                         truth["group_id"], "--chart", str(target))  # fmt: skip
+    assert code == cli.EXIT_USAGE and err == "error: --chart needs Altair: pip install altair\n"
+    assert not target.exists()

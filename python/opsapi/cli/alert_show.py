@@ -121,7 +121,11 @@ def show(client: Any, args: argparse.Namespace, fmt: str, out: TextIO) -> None:
             flag = str(e).replace("invalid argument `", "--").replace("`:", ":", 1)
             raise _UsageError(flag) from None
         if args.chart is not None:
-            ctx.chart().save(args.chart)
+            try:
+                chart = ctx.chart()
+            except ImportError:
+                raise _UsageError("--chart needs Altair: pip install altair") from None
+            chart.save(args.chart)
     if fmt == "json":
         doc: dict[str, Any] = {"alert": alert.to_dict()}
         if ctx is not None:

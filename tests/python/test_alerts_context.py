@@ -148,6 +148,7 @@ async def test_a_replica_set_alert_gives_state_and_events_and_never_raises(sim, 
 
 
 def test_the_chart_shows_series_threshold_and_open_span(sim):
+    pytest.importorskip("altair", reason="charts need Altair (pip install altair)")
     client = sim.client()
     truth = sim.alert_truth()["disk_alerts"][0]
     alert = client.alerts.get(truth["group_id"], truth["alert_id"])

@@ -419,6 +419,7 @@ def test_ids_of_one_project(asim, capsys):
 
 
 def test_show_a_global_alert_and_a_project_alert_in_context(asim, capsys, tmp_path):
+    pytest.importorskip("altair", reason="--chart needs Altair (pip install altair)")
     alert = open_alerts(asim)[0]
     code, out, err = run(capsys, "alerts", "show", alert.id)
     assert code == 0, err

@@ -46,7 +46,9 @@ pub mod sim;
 #[cfg(feature = "python")]
 mod python;
 
-pub use api::global_alerts::{AckUntil, Acknowledgement, GlobalAlertsQuery};
+pub use api::acknowledgement::{AckUntil, Acknowledgement};
+pub use api::alerts::{AlertContext, AlertsQuery, ContextOptions, MetricKind};
+pub use api::global_alerts::GlobalAlertsQuery;
 pub use api::measurements::{Granularity, MeasurementsQuery, Window};
 pub use client::{
     redact_url, Client, ClientBuilder, ServiceVersion, API_PATH, DEFAULT_MAX_RESPONSE_BYTES,

@@ -15,6 +15,7 @@ from . import config as _config
 from ._native import (
     AccessListEntry,
     AlertConfig,
+    AlertContext,
     AlertIterator,
     AlertList,
     AsyncAlertIterator,
@@ -55,6 +56,7 @@ __all__ = [
     "Alert",
     "GlobalAlert",
     "AlertConfig",
+    "AlertContext",
     "AlertIterator",
     "AsyncAlertIterator",
     "AlertList",
@@ -82,7 +84,9 @@ logging.getLogger("opsapi").addHandler(logging.NullHandler())
 # Python during finalization can abort the process.
 atexit.register(_native._shutdown)
 
-_SUBMODULES = frozenset({"capacity", "cli", "config", "dask", "demo", "exceptions", "testing"})
+_SUBMODULES = frozenset(
+    {"alerts_analysis", "capacity", "cli", "config", "dask", "demo", "exceptions", "testing"}
+)
 
 
 def __getattr__(name: str) -> object:

@@ -199,7 +199,9 @@ class Simulator:
         ``group_id``, ``hostname``, ``type_name``, ``partitions``), ``alert_configs``
         (``id``, ``group_id``, ``event_type_name``), ``alerts`` (``id``, ``group_id``,
         ``alert_config_id``, ``status``, ``acknowledged_until``, ``acknowledgement_comment``,
-        ``acknowledging_username``), ``events`` (``id``, ``group_id``, ``event_type_name``)
+        ``acknowledging_username``), ``project_alerts`` (the same fields, of every alert
+        ``/groups/{g}/alerts`` lists, project by project, the seeded history included: see
+        :meth:`alert_truth`), ``events`` (``id``, ``group_id``, ``event_type_name``)
         and ``access_list`` (``id``, ``cidr_block``, ``description``). Expired
         acknowledgements are cleared and deleted entries are gone.
 
@@ -207,6 +209,26 @@ class Simulator:
         >>> open_ids = [a["id"] for a in alerts if a["status"] == "OPEN"]
         """
         return self._sim.world()
+
+    def alert_truth(self) -> dict[str, Any]:
+        """What the seeded alert history holds (project alerts of the 14 days before the
+        anchor, which ``/globalAlerts`` does not list), for the analyses that should find it:
+        ``flapping`` (``group_id``, ``alert_config_id``, ``metric_name``, ``host_id``,
+        ``hostname_and_port``, ``episodes``: how many times it opened in a row, each within
+        ``longest_gap_minutes`` of the previous close), ``noisy_host`` (``group_id``,
+        ``host_id``, ``hostname_and_port``, ``alerts`` seeded on it, ``alert_config_ids``),
+        ``disk_alerts`` and ``replica_set_alerts`` (one per project: ``group_id``,
+        ``alert_id``, ``alert_config_id``, ``host_id``, ``partition_name``,
+        ``replica_set_name``, ``threshold``), and ``acknowledged`` (``alert_id``, ``at``: when
+        each history alert was acknowledged, as its ``ALERT_ACKNOWLEDGED_AUDIT`` event says).
+
+        >>> truth = sim.alert_truth()  # seed 0
+        >>> truth["flapping"]["metric_name"], truth["flapping"]["episodes"]
+        ('CONNECTIONS', 8)
+        >>> truth["noisy_host"]["hostname_and_port"]
+        'standalone0.staging.example.net:27017'
+        """
+        return self._sim.alert_truth()
 
     def partition_truth(self) -> list[dict[str, Any]]:
         """The seeded growth of every disk partition: dicts with ``group_id``, ``host_id``,

@@ -4,7 +4,9 @@
 //! [`Client`]: crate::Client
 
 pub mod access_list;
+pub mod acknowledgement;
 pub mod alert_configs;
+pub mod alerts;
 pub mod events;
 pub mod global_alerts;
 pub mod groups;
@@ -21,6 +23,11 @@ impl Client {
     /// Global alerts (`/globalAlerts`).
     pub fn global_alerts(&self) -> global_alerts::GlobalAlerts<'_> {
         global_alerts::GlobalAlerts { client: self }
+    }
+    /// Project alerts (`/groups/{g}/alerts`): list, acknowledge, every project at once, an
+    /// alert in its context.
+    pub fn alerts(&self) -> alerts::Alerts<'_> {
+        alerts::Alerts { client: self }
     }
     /// Alert configurations of projects and their open alerts.
     pub fn alert_configs(&self) -> alert_configs::AlertConfigs<'_> {

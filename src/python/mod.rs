@@ -29,6 +29,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<api::AccessList>()?;
     m.add_class::<api::GlobalAlerts>()?;
     m.add_class::<api::AlertConfigs>()?;
+    m.add_class::<api::Alerts>()?;
     m.add_class::<api::Hosts>()?;
     m.add_class::<api::MeasurementsApi>()?;
     m.add_class::<api::Events>()?;
@@ -36,6 +37,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<api::AsyncAccessList>()?;
     m.add_class::<api::AsyncGlobalAlerts>()?;
     m.add_class::<api::AsyncAlertConfigs>()?;
+    m.add_class::<api::AsyncAlerts>()?;
     m.add_class::<api::AsyncHosts>()?;
     m.add_class::<api::AsyncMeasurementsApi>()?;
     m.add_class::<api::AsyncEvents>()?;
@@ -46,6 +48,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<models::Alert>()?;
     m.add_class::<models::AlertList>()?;
     m.add_class::<models::AlertConfig>()?;
+    m.add_class::<models::AlertContext>()?;
     m.add_class::<models::CurrentValue>()?;
     m.add_class::<models::Event>()?;
     m.add_class::<models::EventDiff>()?;

@@ -9,6 +9,9 @@ use pyo3::types::{PyBytes, PyDict};
 
 use crate::sim::{Aim, Fault, Faults, Hold, SimConfig, SimTls, Simulator};
 
+mod alerts;
+use alerts::alert_row;
+
 /// The built-in API simulator on a loopback port. Use `opsapi.testing.Simulator`.
 #[pyclass(frozen, name = "_Simulator", module = "opsapi._native")]
 pub struct PySimulator {
@@ -353,17 +356,16 @@ impl PySimulator {
         }
         list("alert_configs", std::mem::take(&mut rows))?;
         for a in &w.alerts {
-            let d = PyDict::new(py);
-            d.set_item("id", &a.id)?;
-            d.set_item("group_id", &a.group_id)?;
-            d.set_item("alert_config_id", &a.alert_config_id)?;
-            d.set_item("status", &a.status)?;
-            d.set_item("acknowledged_until", a.acknowledged_until)?;
-            d.set_item("acknowledgement_comment", &a.acknowledgement_comment)?;
-            d.set_item("acknowledging_username", &a.acknowledging_username)?;
-            rows.push(d);
+            rows.push(alert_row(py, a)?);
         }
         list("alerts", std::mem::take(&mut rows))?;
+        // What `/groups/{g}/alerts` lists, project by project: the history besides.
+        for p in &w.projects {
+            for a in w.project_alerts(&p.id) {
+                rows.push(alert_row(py, a)?);
+            }
+        }
+        list("project_alerts", std::mem::take(&mut rows))?;
         for e in &w.events {
             let d = PyDict::new(py);
             d.set_item("id", &e.id)?;
@@ -381,6 +383,13 @@ impl PySimulator {
         }
         list("access_list", rows)?;
         Ok(out)
+    }
+
+    /// What the seeded alert history holds (`Simulator::alert_truth`): a dict of the
+    /// flapping configuration, the noisy host, the disk and replica-set alerts, and when each
+    /// history alert was acknowledged.
+    fn alert_truth<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        alerts::truth(py, self.with(|s| s.alert_truth())?)
     }
 
     /// The seeded disk growth of every partition (the truth a capacity forecast should

@@ -70,6 +70,7 @@ pub use world::{
     AccessListEntry, Alert, AlertConfig, Database, Event, Finding, Growth, Host, Partition,
     Project, SeededSeries, ShardGrowth, World,
 };
+pub use world::{Acknowledged, AlertTruth, FlappingTruth, NoisyHostTruth, SeededAlert};
 
 /// How to seed and run a simulator.
 #[derive(Debug, Clone)]
@@ -555,10 +556,24 @@ impl Simulator {
     pub fn world(&self) -> World {
         let mut w = self.shared.world_read().clone();
         let now = self.shared.clock.now();
-        for a in &mut w.alerts {
+        for a in w.alerts.iter_mut().chain(w.alert_history.iter_mut()) {
             a.expire_ack(now);
         }
         w
+    }
+
+    /// What the seeded alert history holds: the flapping configuration, the noisy host, the
+    /// open disk alerts, the replica-set alerts and when each history alert was acknowledged
+    /// (see [`AlertTruth`]).
+    ///
+    /// ```
+    /// let sim = opsapi::sim::Simulator::start(Default::default()).unwrap();
+    /// let truth = sim.alert_truth();
+    /// let flapping = truth.flapping.unwrap();
+    /// assert_eq!((flapping.metric_name.as_str(), flapping.episodes), ("CONNECTIONS", 8));
+    /// ```
+    pub fn alert_truth(&self) -> AlertTruth {
+        self.shared.world_read().alert_truth.clone()
     }
 
     /// The seeded size and growth of every database (of every mongod), in host order.

@@ -14,9 +14,11 @@ use super::fmt::iso;
 use super::rng::SplitMix64;
 
 mod activity;
+mod alerts;
 use activity::{gen_alerts, gen_events};
 mod findings;
 pub use findings::{Finding, SeededSeries, ShardGrowth, DIRTY_TRIGGER_PERCENT, OPLOG_TARGET_HOURS};
+pub use alerts::{Acknowledged, AlertTruth, FlappingTruth, NoisyHostTruth, SeededAlert};
 
 /// A project (a "group" in the API's paths).
 #[derive(Debug, Clone, PartialEq)]
@@ -353,6 +355,11 @@ pub struct World {
     pub alert_configs: Vec<AlertConfig>,
     /// All alerts, ordered by creation time.
     pub alerts: Vec<Alert>,
+    /// Project alerts that `/globalAlerts` does not list: the seeded history
+    /// (`world/alerts.rs`), ordered by creation time.
+    pub alert_history: Vec<Alert>,
+    /// What the seeded history holds (the flapping configuration, the noisy host, ...).
+    pub alert_truth: AlertTruth,
     /// Events of all projects, newest first within a project.
     pub events: Vec<Event>,
     /// The global access list (entries disappear when deleted).
@@ -567,6 +574,8 @@ pub fn generate(
         hosts: Vec::new(),
         alert_configs: Vec::new(),
         alerts: Vec::new(),
+        alert_history: Vec::new(),
+        alert_truth: AlertTruth::default(),
         events: Vec::new(),
         access_list: Vec::new(),
         shard_growth: None,
@@ -677,6 +686,7 @@ pub fn generate(
     }
     // The capacity findings, from a stream of their own: nothing above moves.
     findings::seed(&mut world, seed);
+    alerts::seed_history(&mut world, seed);
     world
 }
 

@@ -2,7 +2,8 @@
 //! out and the results that come back.
 //!
 //! One module per resource, named as `src/api/<resource>.rs` (`access_list`, `alert_configs`,
-//! `databases`, `events`, `global_alerts`, `groups`, `hosts`, `measurements`), and one per
+//! `alerts` with `alerts_context`, `databases`, `events`, `global_alerts`, `groups`, `hosts`,
+//! `measurements`), and one per
 //! rule of the one send path (`src/client/`): `arguments`, `errors`, `digest`, `retries`,
 //! `time_budget`, `body_cap`, `redirects`, `decode`, `paging`, `rate_limit`. Shared helpers
 //! live in `common`; the loopback servers for what the simulator cannot do in `loopback`.
@@ -14,6 +15,9 @@ mod loopback;
 
 mod access_list;
 mod alert_configs;
+mod alerts;
+#[cfg(feature = "frames")] // AlertContext::frame
+mod alerts_context;
 mod databases;
 mod events;
 mod global_alerts;

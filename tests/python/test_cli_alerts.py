@@ -304,3 +304,176 @@ def test_list_to_parquet(asim, capsys, tmp_path):
     assert "current_value_number" in frame.columns
     code, _, err = run(capsys, "alerts", "list", "--format", "parquet")  # a text stream
     assert code == cli.EXIT_USAGE and "--file" in err
+
+
+# ---- project alerts: --project ID (repeatable), --all-projects; --global stays the default -----
+
+
+def paths(sim, method: str) -> list[str]:
+    api = "/api/public/v1.0"
+    return sorted(
+        r["path"].removeprefix(api)
+        for r in sim.requests()
+        if r["authorized"] and r["method"] == method
+    )
+
+
+def project_alerts(sim, *groups: str, status=None) -> list:
+    client = sim.client()
+    return [a for g in groups for a in client.alerts.list(g, status=status)]
+
+
+def test_list_of_one_project_several_or_all(asim, capsys):
+    g0, g1 = asim.group_ids
+    for flags, groups, listing in (
+        (["--project", g1], [g1], []),
+        (["--project", g0, "--project", g1], [g0, g1], []),
+        (["--all-projects"], [g0, g1], ["/groups"]),
+    ):
+        want = [a.id for a in project_alerts(asim, *groups, status="OPEN")]
+        asim.clear_requests()
+        code, out, err = run(capsys, "alerts", "list", *flags, "--status", "OPEN", "-o", "json")
+        assert code == 0, err
+        assert [a["id"] for a in json.loads(out)] == want
+        assert paths(asim, "GET") == sorted(listing + [f"/groups/{g}/alerts" for g in groups])
+    # --global (the default) is today's listing.
+    everything = {a.id for a in all_alerts(asim)}
+    for flags in ([], ["--global"]):
+        asim.clear_requests()
+        code, out, err = run(capsys, "alerts", "list", *flags, "-o", "json")
+        assert code == 0, err
+        assert ids_of(out) == everything
+        assert paths(asim, "GET") == ["/globalAlerts"]
+
+
+def test_project_filters_are_the_same_filters(asim, capsys):
+    g0, g1 = asim.group_ids
+    alerts = project_alerts(asim, g0, g1)
+    event = Counter(str(a.event_type_name) for a in alerts).most_common(1)[0][0]
+    since = sorted(a.created for a in alerts)[len(alerts) // 2]
+    want = {a.id for a in alerts if str(a.event_type_name) == event and a.created >= since}
+    assert 0 < len(want) < len(alerts)
+    asim.clear_requests()
+    stamp = since.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    code, out, err = run(capsys, "alerts", "list", "--all-projects", "--event-type", event,
+                         "--created-since", stamp, "-o", "json")  # fmt: skip
+    assert code == 0, err
+    assert ids_of(out) == want
+    # Project alerts have no created-date filter: matched here, not asked of the server.
+    assert all("createdOnOrAfter" not in (r["query"] or "") for r in asim.requests())
+    for bad in ("yesterday", "2031-05-01T12:00:00"):
+        asim.clear_requests()
+        code, out, err = run(capsys, "alerts", "list", "--project", g0, "--created-since", bad)
+        assert code == cli.EXIT_USAGE and out == ""
+        assert (
+            err == f"error: --created-since: `{bad}` is not an ISO 8601 instant with a time zone\n"
+        )
+        assert asim.requests() == []
+
+
+def test_ack_by_filter_across_projects_dry_run_yes_and_summary(asim, capsys):
+    g0, g1 = asim.group_ids
+    opened = project_alerts(asim, g0, g1, status="OPEN")
+    assert len(opened) > cli.CONFIRM_ABOVE
+    asim.clear_requests()
+    scope = ["--all-projects", "--status", "OPEN"]
+    code, out, err = run(capsys, "alerts", "ack", *scope, "--for", "1h", "--dry-run", "-o", "json")
+    assert code == 0, err
+    assert ids_of(out) == {a.id for a in opened}
+    assert f"would acknowledge {len(opened)} alert(s)" in err and paths(asim, "PATCH") == []
+    code, out, err = run(capsys, "alerts", "ack", *scope, "--for", "1h")
+    assert code == cli.EXIT_USAGE and "--yes" in err and paths(asim, "PATCH") == []
+    code, out, err = run(capsys, "alerts", "ack", *scope, "--for", "1h", "--yes",
+                         "--comment", "all of them")  # fmt: skip
+    assert code == 0, err
+    assert paths(asim, "PATCH") == sorted(f"/groups/{a.group_id}/alerts/{a.id}" for a in opened)
+    assert err.strip().splitlines()[-1] == (
+        f"acknowledged {len(opened)} of {len(opened)} alert(s), 0 failed"
+    )
+    after = {a.id: a for a in project_alerts(asim, g0, g1)}
+    assert all(after[a.id].acknowledgement_comment == "all of them" for a in opened)
+
+
+def test_ids_of_one_project(asim, capsys):
+    g0, g1 = asim.group_ids
+    mine = [a.id for a in project_alerts(asim, g1, status="CLOSED")[:2]]
+    asim.clear_requests()
+    code, out, err = run(capsys, "alerts", "ack", *mine, "--project", g1, "--for", "2h")
+    assert code == 0, err
+    assert paths(asim, "PATCH") == sorted(f"/groups/{g1}/alerts/{i}" for i in mine)
+    asim.clear_requests()
+    # Of another project: not found there, every one failed.
+    code, out, err = run(capsys, "alerts", "unack", *mine, "--project", g0)
+    assert code == cli.EXIT_NOT_FOUND, err
+    assert err.strip().splitlines()[-1] == "un-acknowledged 0 of 2 alert(s), 2 failed"
+    for flags in (["--all-projects"], ["--project", g0, "--project", g1]):
+        asim.clear_requests()
+        code, out, err = run(capsys, "alerts", "unack", *mine, *flags)
+        assert code == cli.EXIT_USAGE and "the one --project" in err
+        assert asim.requests() == []
+    code, out, err = run(capsys, "alerts", "list", "--global", "--project", g0)
+    assert code == cli.EXIT_USAGE and "not allowed with" in err
+
+
+# ---- alerts show [--context] [--chart] ----------------------------------------------------------
+
+
+def test_show_a_global_alert_and_a_project_alert_in_context(asim, capsys, tmp_path):
+    pytest.importorskip("altair", reason="--chart needs Altair (pip install altair)")
+    alert = open_alerts(asim)[0]
+    code, out, err = run(capsys, "alerts", "show", alert.id)
+    assert code == 0, err
+    assert out.splitlines()[1].split() == ["id", alert.id]
+    code, out, err = run(capsys, "alerts", "show", alert.id, "-o", "json")
+    assert json.loads(out) == alert.to_dict()
+
+    truth = asim.alert_truth()["disk_alerts"][0]
+    g, a = truth["group_id"], truth["alert_id"]
+    chart = tmp_path / "alert.html"
+    code, out, err = run(capsys, "alerts", "show", a, "--project", g, "--context",
+                         "--before", "30m", "--chart", str(chart))  # fmt: skip
+    assert code == 0, err
+    ctx = asim.client().alerts.context(asim.client().alerts.get(g, a), before="30m")
+    assert f", threshold {truth['threshold']:g} RAW" in out
+    name, line, stats = out.rstrip("\n").splitlines()[-3:]
+    assert name.strip() == f"DISK_PARTITION_SPACE_PERCENT_USED {truth['partition_name']}"
+    values = ctx.frame["value"].to_list()
+    from opsapi.cli.alert_show import sparkline
+
+    assert line.strip() == sparkline(values).strip() and len(line.strip()) > 10
+    assert stats.split()[:2] == ["min", f"{min(v for v in values if v is not None):g}"]
+    assert chart.read_text().count("vega") > 0
+    code, out, err = run(capsys, "alerts", "show", a, "--project", g, "--context", "-o", "json")
+    doc = json.loads(out)
+    assert doc["alert"]["id"] == a
+    assert (doc["context"]["kind"], doc["context"]["granularity"]) == ("disk", "PT1M")
+    assert len(doc["context"]["points"]) == ctx.frame.height + 90  # two hours, not 30 min
+    code, out, err = run(capsys, "alerts", "show", a, "--project", g, "--context", "-o", "csv")
+    assert out.splitlines()[0] == "measurement,partition_name,database_name,timestamp,value"
+
+
+def test_show_an_alert_without_a_metric_and_bad_options(asim, capsys):
+    truth = asim.alert_truth()["replica_set_alerts"][0]
+    g, a = truth["group_id"], truth["alert_id"]
+    code, out, err = run(capsys, "alerts", "show", a, "--project", g, "--context")
+    assert code == 0, err
+    assert ": the alert carries no metric" in out
+    assert sum(line.startswith("  ") for line in out.splitlines()) >= 2  # members' states
+    asim.clear_requests()
+    code, out, err = run(capsys, "alerts", "show", a, "--project", g, "--before", "1h")
+    assert code == cli.EXIT_USAGE and "--context" in err and asim.requests() == []
+    code, out, err = run(capsys, "alerts", "show", a, "--project", g, "--context",
+                         "--granularity", "PT2M")  # fmt: skip
+    assert code == cli.EXIT_USAGE and err.startswith("error: --granularity: "), err
+    code, out, err = run(capsys, "alerts", "show", "5d0000000000000000000000", "--project", g)
+    assert code == cli.EXIT_NOT_FOUND and "ALERT_NOT_FOUND" in err
+
+
+def test_chart_without_altair_says_what_to_install(asim, capsys, monkeypatch, tmp_path):
+    truth = asim.alert_truth()["disk_alerts"][0]
+    monkeypatch.setitem(__import__("sys").modules, "altair", None)  # as if not installed
+    target = tmp_path / "alert.html"
+    code, out, err = run(capsys, "alerts", "show", truth["alert_id"], "--project",
+                         truth["group_id"], "--chart", str(target))  # fmt: skip
+    assert code == cli.EXIT_USAGE and err == "error: --chart needs Altair: pip install altair\n"
+    assert not target.exists()

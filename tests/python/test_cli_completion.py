@@ -217,3 +217,23 @@ def test_every_command_and_option_of_the_parser_completes(capsys, shell) -> None
         where = "opsapi " + " ".join(path)
         assert shown_words == words, (shell, where, words ^ shown_words)
         assert shown_options == options, (shell, where, options ^ shown_options)
+
+
+def test_project_alerts_and_show_complete(capsys, tmp_path) -> None:
+    """The scope flags of ``alerts list|ack|unack``, ``alerts show`` with its options, and a
+    file name after ``--chart``."""
+    needs_bash()
+    script = run(capsys, "completion", "bash")[1]
+    assert "show" in _bash_complete(script, ["opsapi", "alerts", ""])
+    for command in ("list", "ack", "unack"):
+        options = _bash_complete(script, ["opsapi", "alerts", command, "--"])
+        assert {"--global", "--project", "--all-projects"} <= set(options), command
+    show = _bash_complete(script, ["opsapi", "alerts", "show", "--"])
+    assert {"--project", "--context", "--chart", "--before", "--after", "--granularity"} <= set(
+        show
+    )
+    (tmp_path / "alert.html").write_text("")
+    words = [
+        "opsapi", "alerts", "show", "A1", "--context", "--chart", str(tmp_path / "al"),
+    ]  # fmt: skip
+    assert _bash_complete(script, words) == [str(tmp_path / "alert.html")]

@@ -84,11 +84,13 @@ class Ids:
     d: str = ""
     e: str = ""
     c: str = ""
-    a: str = ""  # an OPEN alert for the PATCH cells
+    a: str = ""  # an OPEN alert for the PATCH cells (of project g for the alerts.* ones)
+    pa: str = ""  # an alert of project g (its history), for alerts.get
     x: str = ""  # an access-list entry for the DELETE cells
     comment: str = ""
     out: str = ""  # fleet_to_parquet's folder
     alert_ids: list[str] = field(default_factory=list)
+    project_alert_ids: list[str] = field(default_factory=list)  # /groups/{g}/alerts
     open_ids: list[str] = field(default_factory=list)  # configuration c's open alerts
     host_ids: list[str] = field(default_factory=list)
     project_ids: list[str] = field(default_factory=list)
@@ -99,6 +101,7 @@ class Ids:
     databases: list[str] = field(default_factory=list)
     served: dict[str, Any] = field(default_factory=dict)  # op name -> the server's JSON
     fleet_rows: list[tuple] = field(default_factory=list)  # the fleet target's long rows
+    context: Any = None  # (alert, host, query, long rows) of the alerts.context cells
 
 
 @dataclass(frozen=True)
@@ -109,9 +112,12 @@ class Op:
     check: Callable[[Any, Ids], None]
     pages: Callable[[Ids], int] = lambda ids: 1
     iterates: bool = False  # the call returns an iterator to drain (sync) or async-drain
-    query: Optional[str] = None  # the first request's query string
+    query: Any = None  # the first request's query string (or a function of the Ids)
     many: bool = False  # one result per id, a failure returned in its place (one id here)
     body: Optional[Callable[[dict, Ids], None]] = None  # checks a PATCH's JSON body
+    # Requests the call sends besides its own, each once and answered 200 before its own
+    # (the fault is aimed at its own): (path, query) pairs.
+    also: Callable[[Ids], list[tuple[str, Optional[str]]]] = lambda ids: []
 
 
 WINDOW = {"granularity": "PT1H", "period": "P1D"}
@@ -253,6 +259,74 @@ OPS: dict[str, Op] = {
         _unacknowledged,
         many=True,
         body=_unack_body,
+    ),
+    "alerts.list": _listing(
+        lambda i: f"{API}/groups/{i.g}/alerts",
+        lambda c, i: c.alerts.list(i.g),
+        "project_alert_ids",
+        pages=lambda i: math.ceil(len(i.project_alert_ids) / 500),
+    ),
+    "alerts.iter": _listing(
+        lambda i: f"{API}/groups/{i.g}/alerts",
+        lambda c, i: c.alerts.iter(i.g),
+        "project_alert_ids",
+        pages=lambda i: math.ceil(len(i.project_alert_ids) / 500),
+        iterates=True,
+    ),
+    "alerts.list_all": _listing(
+        lambda i: f"{API}/groups/{i.g}/alerts",
+        lambda c, i: c.alerts.list_all(groups=[i.g]),
+        "project_alert_ids",
+        pages=lambda i: math.ceil(len(i.project_alert_ids) / 500),
+    ),
+    "alerts.get": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/alerts/{i.pa}",
+        lambda c, i: c.alerts.get(i.g, i.pa),
+        _as_served("alerts.get"),
+    ),
+    "alerts.acknowledge": Op(
+        PATCH,
+        lambda i: f"{API}/groups/{i.g}/alerts/{i.a}",
+        lambda c, i: c.alerts.acknowledge(i.g, i.a, duration="PT4H", comment=i.comment),
+        _acknowledged,
+        body=_ack_body,
+    ),
+    "alerts.unacknowledge": Op(
+        PATCH,
+        lambda i: f"{API}/groups/{i.g}/alerts/{i.a}",
+        lambda c, i: c.alerts.unacknowledge(i.g, i.a),
+        _unacknowledged,
+        body=_unack_body,
+    ),
+    "alerts.acknowledge_many": Op(
+        PATCH,
+        lambda i: f"{API}/groups/{i.g}/alerts/{i.a}",
+        lambda c, i: c.alerts.acknowledge_many([(i.g, i.a)], duration="PT4H", comment=i.comment),
+        _acknowledged,
+        many=True,
+        body=_ack_body,
+    ),
+    "alerts.unacknowledge_many": Op(
+        PATCH,
+        lambda i: f"{API}/groups/{i.g}/alerts/{i.a}",
+        lambda c, i: c.alerts.unacknowledge_many([(i.g, i.a)]),
+        _unacknowledged,
+        many=True,
+        body=_unack_body,
+    ),
+    # The measurement of an alert's context is its own request; its host and the project's
+    # alert configurations are asked first, at once.
+    "alerts.context": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/hosts/{i.context[1]}/measurements",
+        lambda c, i: c.alerts.context(i.context[0]),
+        lambda ctx, i: frame_rows(ctx.frame) == i.context[3] or pytest.fail("context frame"),
+        query=lambda i: i.context[2],
+        also=lambda i: [
+            (f"{API}/groups/{i.g}/hosts/{i.context[1]}", None),
+            (f"{API}/groups/{i.g}/alertConfigs", PAGE1),
+        ],
     ),
     "groups.list": _listing(lambda i: f"{API}/groups", lambda c, i: c.groups.list(), "project_ids"),
     "groups.get": Op(
@@ -706,6 +780,8 @@ def _ids(sim: Simulator) -> Ids:
         c=c,
         a=open_alerts[0]["id"],
         alert_ids=[a["id"] for a in w["alerts"]],
+        project_alert_ids=[a["id"] for a in w["project_alerts"] if a["group_id"] == g],
+        pa=next(a["id"] for a in w["project_alerts"] if a["group_id"] == g),
         open_ids=[a["id"] for a in open_alerts if (a["group_id"], a["alert_config_id"]) == (g, c)],
         host_ids=[x["id"] for x in w["hosts"] if x["group_id"] == g],
         project_ids=[p["id"] for p in w["projects"]],
@@ -721,6 +797,7 @@ def _ids(sim: Simulator) -> Ids:
         "groups.get": served(sim, f"/groups/{g}"),
         "events.get": served(sim, f"/groups/{g}/events/{ids.e}"),
         "global_alerts.get": served(sim, f"/globalAlerts/{ids.a}"),
+        "alerts.get": served(sim, f"/groups/{g}/alerts/{ids.pa}"),
         "measurements.host": served(
             sim, f"/groups/{g}/hosts/{h}/measurements", **window, m="CONNECTIONS"
         ),
@@ -732,6 +809,20 @@ def _ids(sim: Simulator) -> Ids:
         ),
     }
     ids.fleet_rows = served_rows(sim, [(g, h)], **window, m=["CONNECTIONS"])
+    # An open CONNECTIONS alert of project g, and what its context reads.
+    alert = next(
+        a
+        for a in sim.client().alerts.list(g, status="OPEN")
+        if a.metric_name == "CONNECTIONS" and a.host_id
+    )
+    ctx = sim.client().alerts.context(alert)
+    stamp = {"start": ctx.start, "end": ctx.end}
+    iso = {k: t.strftime("%Y-%m-%dT%H:%M:%SZ") for k, t in stamp.items()}
+    query = f"granularity={ctx.granularity}&start={iso['start']}&end={iso['end']}&m=CONNECTIONS"
+    context_window = {"granularity": ctx.granularity, **iso, "m": "CONNECTIONS"}
+    rows = served_rows(sim, [(g, alert.host_id)], **context_window)
+    ids.context = (alert, alert.host_id, query.replace(":", "%3A"), rows)
+    assert rows and ctx.threshold == 2000.0
     assert len(ids.fleet_rows) == 25 and len(ids.open_ids) >= 2
     return ids
 
@@ -775,7 +866,11 @@ class Cell:
 
     def _prepare_patch(self) -> None:
         w = self.sim.world()
-        self.ids.a = next(a["id"] for a in w["alerts"] if a["status"] == "OPEN")
+        # A project alert of project g for the alerts.* cells (the world's alerts hold it too).
+        project = "" if not self.name.startswith("alerts.") else self.ids.g
+        self.ids.a = next(
+            a["id"] for a in w["alerts"] if a["status"] == "OPEN" and project in ("", a["group_id"])
+        )
         self.ids.comment = f"cell {self.name} {self.fault_name} {uuid.uuid4().hex[:8]}"
         if "unacknowledge" in self.name:
             helper = self.sim.client(timeout=5)
@@ -909,13 +1004,20 @@ class Cell:
 
     def _check_requests(self, succeeded: bool) -> None:
         o = self.outcome
-        reqs = self.sim.requests()
-        assert {(r["method"], r["path"]) for r in reqs} == {(self.kind, self.op.path(self.ids))}
+        own = (self.kind, self.op.path(self.ids))
+        every = self.sim.requests()
+        reqs = [r for r in every if (r["method"], r["path"]) == own]
+        others = [r for r in every if (r["method"], r["path"]) != own]
+        # What the call asks besides its own request: each once, answered, struck by nothing.
+        assert sorted((r["path"], r["query"]) for r in others) == sorted(self.op.also(self.ids))
+        assert all(r["status"] == 200 and not r["faults"] for r in others), others
+        assert reqs
         got = [OK if 200 <= r["status"] < 300 else r["status"] for r in reqs[: len(o.attempts)]]
         assert got == list(o.attempts), [(r["status"], r["faults"]) for r in reqs]
         # Every attempt asks the same: the first page (or the one request), the same body.
         first = reqs[: len(o.attempts)]
-        assert [r["query"] for r in first] == [self.op.query] * len(first)
+        query = self.op.query(self.ids) if callable(self.op.query) else self.op.query
+        assert [r["query"] for r in first] == [query] * len(first)
         for r in first:
             if self.op.body is not None:
                 self.op.body(json.loads(r["body"]), self.ids)

@@ -81,6 +81,11 @@ def test_alerts_notebook_acks_and_unacks(nsim, tmp_path) -> None:
     # Every acknowledged alert was un-acknowledged again: two PATCHes per alert.
     paths = [r["path"] for r in patches]
     assert all(paths.count(p) == 2 for p in paths)
+    # The noise cell read every project's alerts and events, the context cell a measurement.
+    gets = {r["path"].split("/api/public/v1.0")[1] for r in nsim.requests() if r["status"] == 200}
+    for g in nsim.group_ids:
+        assert {f"/groups/{g}/alerts", f"/groups/{g}/events"} <= gets
+    assert any(p.endswith("/measurements") for p in gets)
 
 
 @pytest.fixture(scope="module")

@@ -75,6 +75,22 @@ SENT: dict[str, tuple[object, object]] = {
         None,
         {"acknowledgedUntil": -dt.timedelta(minutes=1)},
     ),
+    'client.alerts.list(g, status="OPEN")': (f"status=OPEN&{PAGE1}", None),
+    'client.alerts.list_all(groups=[g], status="CLOSED")': (f"status=CLOSED&{PAGE1}", None),
+    "client.alerts.get(g, a)": (None, None),
+    'client.alerts.acknowledge(g, a, duration="4h")': (
+        None,
+        {"acknowledgedUntil": dt.timedelta(hours=4)},
+    ),
+    "client.alerts.unacknowledge(g, a)": (None, {"acknowledgedUntil": -dt.timedelta(minutes=1)}),
+    "client.alerts.acknowledge_many([(g, a)], forever=True)": (
+        None,
+        {"acknowledgedUntil": lambda now: now.replace(year=now.year + 100)},  # "forever"
+    ),
+    "client.alerts.unacknowledge_many([(g, a)])": (
+        None,
+        {"acknowledgedUntil": -dt.timedelta(minutes=1)},
+    ),
     "client.groups.list()": (PAGE1, None),
     "client.groups.get(g)": (None, None),
     "client.alert_configs.list(g)": (PAGE1, None),
@@ -122,9 +138,14 @@ def calls_in(cell: str) -> set[tuple[str, str]]:
     return out
 
 
-# Many requests per call, one per target: named in the sentence after the table, and their
-# requests checked against the table's rows by test_fleet_pulls_send_only_the_rows_requests.
-MANY_REQUESTS = {("measurements", "fleet"), ("measurements", "fleet_to_parquet")}
+# Many requests per call, one per target (or per part of an alert's context): named in the
+# sentences after the table, and their requests checked against the table's rows by
+# test_fleet_pulls_send_only_the_rows_requests and test_contexts_send_only_the_rows_requests.
+MANY_REQUESTS = {
+    ("measurements", "fleet"),
+    ("measurements", "fleet_to_parquet"),
+    ("alerts", "context"),
+}
 
 
 def test_every_client_method_has_a_row():
@@ -276,3 +297,27 @@ def test_fleet_pulls_send_only_the_rows_requests(world, tmp_path):
         + [f"{API}/groups/{g}/hosts/{h}/disks/{ids['p']}/measurements"] * 2
         + [f"{API}/groups/{g}/hosts/{h}/databases/{ids['d']}/measurements"]
     )
+
+
+def test_contexts_send_only_the_rows_requests(world):
+    """An alert's context, of each kind the world has (a host metric, a disk partition's
+    space, no metric), sends only requests of the table's rows."""
+    sim, ids = world
+    rows = {r["method_path"] for r in ROWS}
+    patterns = [
+        re.compile(re.sub(r"\\\{\w\\\}", "[^/]+", re.escape(f"{m} {API}{p}")))
+        for m, p in (r.split(" ")[:2] for r in rows)
+    ]
+    c = sim.client()
+    alerts = c.alerts.list(ids["g"])
+    kinds = set()
+    for metric in ("CONNECTIONS", "DISK_PARTITION_SPACE_USED_DATA", None):
+        alert = next(a for a in alerts if a.metric_name == metric)
+        sim.clear_requests()
+        kinds.add(c.alerts.context(alert).kind)
+        sent = [r for r in sim.requests() if r["authorized"]]
+        assert len(sent) >= 2
+        for r in sent:
+            request = f"{r['method']} {r['path']}"
+            assert any(p.fullmatch(request) for p in patterns), request
+    assert kinds == {"host", "disk", None}

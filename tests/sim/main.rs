@@ -2,8 +2,8 @@
 //! the API documents it, one module per resource or concern.
 //!
 //! `digest`, `paging` (links, limits, envelope, pretty), `listings` (every resource's list and
-//! entity), `global_alerts`, `access_list`, `headroom` (the seeded capacity findings),
-//! `measurements`, `errors` (codes and roles),
+//! entity), `global_alerts`, `project_alerts`, `access_list`, `headroom` (the seeded capacity
+//! findings), `measurements`, `errors` (codes and roles),
 //! `faults`, `request_log`, `shutdown`, and `binary` (the standalone `opsapi-sim` command).
 //! Helpers (a tiny Digest signer on top of reqwest) live in `common`.
 
@@ -21,5 +21,6 @@ mod headroom;
 mod listings;
 mod measurements;
 mod paging;
+mod project_alerts;
 mod request_log;
 mod shutdown;

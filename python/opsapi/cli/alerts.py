@@ -1,5 +1,7 @@
-"""``opsapi alerts``: list, acknowledge and un-acknowledge global alerts (by id or by filter),
-and the open alerts of one alert configuration."""
+"""``opsapi alerts``: list, acknowledge and un-acknowledge alerts (by id or by filter): global
+alerts (``--global``, the default), or project alerts of the projects given (``--project ID``,
+repeatable) or of every project (``--all-projects``); show one alert, in its context; and the
+open alerts of one alert configuration."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import csv
 import io
 import sys
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Optional, TextIO
 
 from ._base import (
@@ -57,6 +60,25 @@ def _filters(p: argparse.ArgumentParser, *, default_status: str) -> None:
     g.add_argument("--replica-set", metavar="NAME", help="replicaSetName")
 
 
+def _scope(p: argparse.ArgumentParser) -> None:
+    """Which alerts: global ones (the default), or the project alerts of some or every
+    project."""
+    g = p.add_argument_group("which alerts").add_mutually_exclusive_group()
+    g.add_argument("--global", dest="global_", action="store_true",
+                   help="global alerts (the default)")  # fmt: skip
+    g.add_argument(
+        "--project", dest="projects", action="append", metavar="ID",
+        help="project alerts of this project (repeat for several)",
+    )  # fmt: skip
+    g.add_argument("--all-projects", action="store_true",
+                   help="project alerts of every project the key can see")  # fmt: skip
+
+
+def _projects(args: argparse.Namespace) -> bool:
+    """Whether the command is about project alerts."""
+    return bool(getattr(args, "projects", None)) or getattr(args, "all_projects", False)
+
+
 def _targets(p: argparse.ArgumentParser) -> None:
     """``ack``/``unack``: alert ids, or filters (not both), with the safety switches."""
     p.add_argument("alert_ids", nargs="*", metavar="ALERT_ID")
@@ -104,7 +126,11 @@ def _one_alert(alert: Any, fmt: str, out: TextIO) -> None:
 
 
 # The client's argument names of the filters sent to the server, and their flags.
-_FILTER_FLAGS = {"status": "--status", "created_on_or_after": "--created-since"}
+_FILTER_FLAGS = {
+    "status": "--status",
+    "created_on_or_after": "--created-since",
+    "groups": "--project",
+}
 
 
 def _has_filters(args: argparse.Namespace) -> bool:
@@ -129,10 +155,18 @@ def _matching(
     status = args.status if args.status is not None else default_status
     import opsapi
 
+    since = None
     try:
-        alerts = client.global_alerts.list(status=status, created_on_or_after=args.created_since)
+        if _projects(args):
+            # Project alerts have no created-date filter: --created-since is matched here.
+            since = _instant("--created-since", args.created_since)
+            alerts = client.alerts.list_all(status=status, groups=args.projects)
+        else:
+            alerts = client.global_alerts.list(
+                status=status, created_on_or_after=args.created_since
+            )
     except opsapi.InvalidArgumentError as e:  # raised before any request: name the flag
-        flag = _FILTER_FLAGS.get(e.argument or "")
+        flag = _FILTER_FLAGS.get((e.argument or "").split("[")[0])
         if flag is None:
             raise
         prefix = f"invalid argument `{e.argument}`: "
@@ -154,11 +188,25 @@ def _matching(
         for a in alerts
         if (args.event_type is None or str(a.event_type_name) == args.event_type)
         and (cutoff is None or (a.created is not None and a.created < cutoff))
+        and (since is None or (a.created is not None and a.created >= since))
         and (args.host is None or host_matches(a))
         and (args.replica_set is None or a.replica_set_name == args.replica_set)
     ]
     ids = [a.id for a in kept]
     return kept, alerts.to_polars().filter(pl.col("id").cast(pl.String).is_in(ids))
+
+
+def _instant(flag: str, value: Optional[str]) -> Optional[datetime]:
+    """An ISO 8601 instant with a time zone, for a filter matched here."""
+    if value is None:
+        return None
+    try:
+        t = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        t = None
+    if t is None or t.tzinfo is None:
+        raise _UsageError(f"{flag}: `{value}` is not an ISO 8601 instant with a time zone")
+    return t
 
 
 def _cmd_change(args: argparse.Namespace, client: Any, fmt: str, out: TextIO) -> int:
@@ -185,9 +233,14 @@ def _cmd_change(args: argparse.Namespace, client: Any, fmt: str, out: TextIO) ->
             kwargs["until"] = args.until
     verb = "acknowledge" if args.command == "ack" else "un-acknowledge"
     ids = list(args.alert_ids)
+    projects = _projects(args)
+    if projects and ids and len(args.projects or ()) != 1:
+        raise _UsageError("alert ids of project alerts: give the one --project they belong to")
+    pairs = [(args.projects[0], i) for i in ids] if projects else []
     if filtered:
         matched, frame = _matching(client, args, "OPEN")
         ids = [a.id for a in matched]
+        pairs = [(str(a.group_id), a.id) for a in matched]
     if args.dry_run:
         if filtered:
             _write_alerts(matched, frame, fmt, out)
@@ -205,8 +258,11 @@ def _cmd_change(args: argparse.Namespace, client: Any, fmt: str, out: TextIO) ->
     if not ids:
         print(f"no alert matches: nothing to {verb}", file=sys.stderr)
         return EXIT_OK
-    many = getattr(client.global_alerts, f"{args.command.replace('ack', 'acknowledge')}_many")
-    results = many(ids, **kwargs)
+    name = f"{args.command.replace('ack', 'acknowledge')}_many"
+    if projects:
+        results = getattr(client.alerts, name)(pairs, **kwargs)
+    else:
+        results = getattr(client.global_alerts, name)(ids, **kwargs)
     done = [r for r in results if not isinstance(r, Exception)]
     failed = [(i, r) for i, r in zip(ids, results) if isinstance(r, Exception)]
     if len(ids) == 1 and not filtered:
@@ -287,6 +343,10 @@ def _cmd_alerts(args: argparse.Namespace, out: TextIO) -> int:
     if args.command == "list":
         alerts, frame = _matching(client, args, None)
         _write_list(alerts, frame, fmt, args.file, out)
+    elif args.command == "show":
+        from .alert_show import show
+
+        show(client, args, fmt, out)
     elif args.command == "open":
         alerts = client.alert_configs.open_alerts(args.group_id, args.alert_config_id)
         _write_alerts(alerts, _alerts_frame(alerts), fmt, out)
@@ -296,17 +356,19 @@ def _cmd_alerts(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def add_parser(top: Any) -> None:
-    """``opsapi alerts list|ack|unack|open``."""
-    alerts = top.add_parser("alerts", help="global alerts and open alerts of a configuration")
+    """``opsapi alerts list|ack|unack|show|open``."""
+    alerts = top.add_parser(
+        "alerts", help="global and project alerts, and open alerts of a configuration"
+    )
     a = alerts.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    ls = a.add_parser("list", help="list global alerts (with filters)")
+    ls = a.add_parser("list", help="list global or project alerts (with filters)")
+    _scope(ls)
     _filters(ls, default_status="all")
     ls.add_argument("--file", metavar="PATH", help="write here instead of stdout (parquet)")
 
-    ack = a.add_parser(
-        "ack", help="acknowledge global alerts: by id, or every one a filter matches"
-    )
+    ack = a.add_parser("ack", help="acknowledge alerts: by id, or every one a filter matches")
+    _scope(ack)
     _targets(ack)
     when = ack.add_mutually_exclusive_group(required=True)
     when.add_argument("--until", help="ISO 8601 instant with a time zone")
@@ -316,12 +378,17 @@ def add_parser(top: Any) -> None:
     when.add_argument("--forever", action="store_true", help="acknowledge without end")
     ack.add_argument("--comment")
 
-    unack = a.add_parser("unack", help="un-acknowledge global alerts: by id or by filter")
+    unack = a.add_parser("unack", help="un-acknowledge alerts: by id or by filter")
+    _scope(unack)
     _targets(unack)
+
+    from .alert_show import add_show
+
+    sh = add_show(a)
 
     op = a.add_parser("open", help="open alerts of one alert configuration")
     op.add_argument("group_id")
     op.add_argument("alert_config_id")
-    for sp in (ls, ack, unack, op):
+    for sp in (ls, ack, unack, sh, op):
         _format_option(sp, (*_FORMATS, "parquet") if sp is ls else ())
         _common(sp)

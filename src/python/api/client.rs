@@ -5,9 +5,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyString, PyType};
 
 use super::{
-    AccessList, AlertConfigs, AsyncAccessList, AsyncAlertConfigs, AsyncEvents, AsyncGlobalAlerts,
-    AsyncGroups, AsyncHosts, AsyncMeasurementsApi, Events, GlobalAlerts, Groups, Hosts,
-    MeasurementsApi,
+    AccessList, AlertConfigs, Alerts, AsyncAccessList, AsyncAlertConfigs, AsyncAlerts, AsyncEvents,
+    AsyncGlobalAlerts, AsyncGroups, AsyncHosts, AsyncMeasurementsApi, Events, GlobalAlerts, Groups,
+    Hosts, MeasurementsApi,
 };
 use crate::python::args;
 use crate::python::errors::{invalid_argument, to_py_err};
@@ -97,7 +97,8 @@ fn from_env(py: Python<'_>, o: ClientOptions<'_>) -> PyResult<crate::Client> {
 macro_rules! client_class {
     ($(#[$meta:meta])* $name:ident {
         access_list: $al:ident, global_alerts: $ga:ident, alert_configs: $ac:ident,
-        hosts: $ho:ident, measurements: $me:ident, events: $ev:ident, groups: $gr:ident
+        hosts: $ho:ident, measurements: $me:ident, events: $ev:ident, groups: $gr:ident,
+        alerts: $pa:ident
     }) => {
         $(#[$meta])*
         #[pyclass(frozen, module = "opsapi._native")]
@@ -190,6 +191,11 @@ macro_rules! client_class {
             fn global_alerts(&self) -> $ga {
                 $ga { client: self.client.clone() }
             }
+            /// Project alerts: list, acknowledge, every project at once, in context.
+            #[getter]
+            fn alerts(&self) -> $pa {
+                $pa { client: self.client.clone() }
+            }
             /// Alert configurations and their open alerts.
             #[getter]
             fn alert_configs(&self) -> $ac {
@@ -230,7 +236,8 @@ client_class! {
     /// >>> client.hosts.list(group_id)[0].hostname  # doctest: +SKIP
     Client {
         access_list: AccessList, global_alerts: GlobalAlerts, alert_configs: AlertConfigs,
-        hosts: Hosts, measurements: MeasurementsApi, events: Events, groups: Groups
+        hosts: Hosts, measurements: MeasurementsApi, events: Events, groups: Groups,
+        alerts: Alerts
     }
 }
 
@@ -243,6 +250,6 @@ client_class! {
     AsyncClient {
         access_list: AsyncAccessList, global_alerts: AsyncGlobalAlerts,
         alert_configs: AsyncAlertConfigs, hosts: AsyncHosts, measurements: AsyncMeasurementsApi,
-        events: AsyncEvents, groups: AsyncGroups
+        events: AsyncEvents, groups: AsyncGroups, alerts: AsyncAlerts
     }
 }

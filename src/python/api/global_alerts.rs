@@ -7,8 +7,8 @@ use std::sync::Arc;
 use futures_util::{FutureExt, Stream, StreamExt};
 use pyo3::exceptions::PyStopAsyncIteration;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
 
+use super::acknowledgement::{acknowledgement, ManyResults};
 use super::handle_pair;
 use crate::api::global_alerts::{acknowledge_many_requests, Acknowledgement, GlobalAlertsQuery};
 use crate::python::args;
@@ -106,7 +106,7 @@ fn iter(
 ) -> PyResult<Py<PyAny>> {
     let q = alerts_query(py, status, created_on_or_after, created_on_or_before)?;
     let stream = c.global_alerts().stream(&q).map_err(|e| to_py_err(py, e))?;
-    alert_iterator(py, is_async, Box::pin(stream))
+    alert_iterator(py, is_async, "global_alerts.iter", Box::pin(stream))
 }
 
 #[pymethods]
@@ -181,23 +181,6 @@ impl AsyncGlobalAlerts {
     fn get(&self, py: Python<'_>, alert_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         get(py, &self.client, true, alert_id)
     }
-}
-
-/// The acknowledgement of `acknowledge(...)`'s keyword arguments: exactly one of `until`,
-/// `duration` or `forever=True`.
-fn acknowledgement(
-    py: Python<'_>,
-    until: Option<&Bound<'_, PyAny>>,
-    duration: Option<&Bound<'_, PyAny>>,
-    forever: Option<&Bound<'_, PyAny>>,
-    comment: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Acknowledgement> {
-    let forever = args::flag(py, "forever", forever)?.unwrap_or(false);
-    let comment = args::string(py, "comment", comment)?;
-    let until = args::timestamp(py, "until", until)?;
-    let duration = args::duration(py, "duration", duration)?;
-    Acknowledgement::from_parts(until, duration.as_deref(), forever, comment)
-        .map_err(|e| to_py_err(py, e))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -296,26 +279,6 @@ impl AsyncGlobalAlerts {
     /// >>> await client.global_alerts.unacknowledge(alert_id)  # doctest: +SKIP
     fn unacknowledge(&self, py: Python<'_>, alert_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         unacknowledge(py, &self.client, true, alert_id)
-    }
-}
-
-/// The results of an `*_many` call as Python sees them: a list with one `GlobalAlert` or one
-/// exception object (an `OpsApiError`, not raised) per id.
-struct ManyResults(Vec<crate::Result<crate::Alert>>);
-
-impl<'py> IntoPyObject<'py> for ManyResults {
-    type Target = PyList;
-    type Output = Bound<'py, PyList>;
-    type Error = PyErr;
-    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let list = PyList::empty(py);
-        for r in self.0 {
-            match r {
-                Ok(alert) => list.append(Alert::from(alert))?,
-                Err(e) => list.append(to_py_err(py, e).into_value(py))?,
-            }
-        }
-        Ok(list)
     }
 }
 
@@ -434,9 +397,10 @@ impl AsyncGlobalAlerts {
     }
 }
 
-type AlertStream = Pin<Box<dyn Stream<Item = crate::Result<crate::Alert>> + Send>>;
+pub(super) type AlertStream = Pin<Box<dyn Stream<Item = crate::Result<crate::Alert>> + Send>>;
 
-/// Global alerts of the sync client, page by page: `for alert in client.global_alerts.iter()`.
+/// Alerts of the sync client, page by page: `for alert in client.global_alerts.iter()`
+/// (or `client.alerts.iter(group_id)`).
 #[pyclass(frozen, name = "AlertIterator", module = "opsapi._native")]
 pub struct AlertIterator {
     stream: Arc<tokio::sync::Mutex<AlertStream>>,
@@ -470,20 +434,24 @@ impl AlertIterator {
     }
 }
 
-/// Global alerts of the async client, page by page: `async for alert in client.global_alerts.iter()`.
+/// Alerts of the async client, page by page: `async for alert in client.global_alerts.iter()`
+/// (or `client.alerts.iter(group_id)`).
 #[pyclass(frozen, name = "AsyncAlertIterator", module = "opsapi._native")]
 pub struct AsyncAlertIterator {
     stream: Arc<tokio::sync::Mutex<AlertStream>>,
+    /// The call that made it, for the message of a plain `for`.
+    call: &'static str,
 }
 
 #[pymethods]
 impl AsyncAlertIterator {
     /// A plain `for` would block the event loop for the whole listing.
     fn __iter__(&self) -> PyResult<()> {
-        Err(pyo3::exceptions::PyTypeError::new_err(
-            "AsyncClient.global_alerts.iter() is an async iterator: use `async for alert in ...` \
-             (a plain `for` would block the event loop), or the sync opsapi.Client",
-        ))
+        Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "AsyncClient.{}() is an async iterator: use `async for alert in ...` (a plain \
+             `for` would block the event loop), or the sync opsapi.Client",
+            self.call
+        )))
     }
     fn __aiter__(slf: Py<Self>) -> Py<Self> {
         slf
@@ -502,10 +470,16 @@ impl AsyncAlertIterator {
 }
 
 /// The iterator class of each client: `for` for the sync one, `async for` for the async one.
-fn alert_iterator(py: Python<'_>, is_async: bool, stream: AlertStream) -> PyResult<Py<PyAny>> {
+/// `call` names the method (`global_alerts.iter`) in the message of a plain `for`.
+pub(super) fn alert_iterator(
+    py: Python<'_>,
+    is_async: bool,
+    call: &'static str,
+    stream: AlertStream,
+) -> PyResult<Py<PyAny>> {
     let stream = Arc::new(tokio::sync::Mutex::new(stream));
     Ok(if is_async {
-        Py::new(py, AsyncAlertIterator { stream })?.into_any()
+        Py::new(py, AsyncAlertIterator { stream, call })?.into_any()
     } else {
         Py::new(py, AlertIterator { stream })?.into_any()
     })

@@ -5,7 +5,9 @@
 //! (sync) or hands it to asyncio (async).
 
 mod access_list;
+mod acknowledgement;
 mod alert_configs;
+mod alerts;
 mod client;
 mod events;
 mod global_alerts;
@@ -15,6 +17,7 @@ mod measurements;
 
 pub use access_list::{AccessList, AsyncAccessList};
 pub use alert_configs::{AlertConfigs, AsyncAlertConfigs};
+pub use alerts::{Alerts, AsyncAlerts};
 pub use client::{AsyncClient, Client};
 pub use events::{AsyncEvents, Events};
 pub use global_alerts::{AlertIterator, AsyncAlertIterator, AsyncGlobalAlerts, GlobalAlerts};

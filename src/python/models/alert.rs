@@ -1,8 +1,9 @@
 //! Python classes of alerts and alert configurations, made from their field lists.
 
+use chrono::{DateTime, Utc};
 use pyo3::prelude::*;
 
-use super::{list_class, py_model, py_part};
+use super::{list_class, py_model, py_part, Host};
 
 crate::models::current_value_fields!(py_part
     "The value of the metric that triggered an alert: `number` and `units` (`RAW`, `BYTES`, ...).");
@@ -23,3 +24,136 @@ list_class!(
     /// Alerts: a read-only sequence with `total_count` and `to_polars()`.
     AlertList("AlertList") of Alert(crate::Alert), crate::frame::alerts_frame, AlertListIterator
 );
+
+/// An alert in its context (`client.alerts.context(alert)`): `alert`, `frame` (the long frame
+/// of its metric on its host, partition or database over `start`..`end` at `granularity`;
+/// empty for an alert without a metric), `threshold` (its configuration's, or None), `hosts`
+/// (its host, or its replica set's members, with their state), `host`, `events` (for an alert
+/// without a metric: the window's events about its hosts, replica set or itself), `note` (why
+/// the frame is empty, when it is), and `chart()`.
+///
+/// >>> ctx = client.alerts.context(alert)  # doctest: +SKIP
+/// >>> ctx.kind, ctx.measurement, ctx.granularity, ctx.frame.height  # doctest: +SKIP
+/// ('host', 'CONNECTIONS', 'PT1M', 181)
+#[pyclass(frozen, module = "opsapi._native", skip_from_py_object)]
+pub struct AlertContext {
+    inner: crate::AlertContext,
+}
+
+impl From<crate::AlertContext> for AlertContext {
+    fn from(inner: crate::AlertContext) -> Self {
+        Self { inner }
+    }
+}
+
+#[pymethods]
+impl AlertContext {
+    /// The alert.
+    #[getter]
+    fn alert(&self) -> Alert {
+        Alert::from(self.inner.alert.clone())
+    }
+    /// The long frame of the alert's metric (the columns of every long frame; no rows for an
+    /// alert without a metric).
+    #[getter]
+    fn frame(&self, py: Python<'_>) -> PyResult<crate::python::frame::PyFrame> {
+        let frame = self
+            .inner
+            .frame()
+            .map_err(|e| crate::python::errors::to_py_err(py, e))?;
+        Ok(crate::python::frame::PyFrame(frame))
+    }
+    /// `metricThreshold.threshold` of the alert's configuration, or None.
+    #[getter]
+    fn threshold(&self) -> Option<f64> {
+        self.inner.threshold
+    }
+    /// `metricThreshold.units` of the alert's configuration, or None.
+    #[getter]
+    fn threshold_units(&self) -> Option<&str> {
+        self.inner.threshold_units.as_deref()
+    }
+    /// `"host"`, `"disk"` or `"database"`: where the metric is measured; None without one.
+    #[getter]
+    fn kind(&self) -> Option<&'static str> {
+        self.inner.kind.map(|k| k.as_str())
+    }
+    /// The measurement read (the alert's metric, as the measurements API names it).
+    #[getter]
+    fn measurement(&self) -> Option<&str> {
+        self.inner.measurement.as_deref()
+    }
+    /// The window's start.
+    #[getter]
+    fn start(&self) -> DateTime<Utc> {
+        self.inner.start
+    }
+    /// The window's end.
+    #[getter]
+    fn end(&self) -> DateTime<Utc> {
+        self.inner.end
+    }
+    /// The granularity of the frame (`"PT1M"`, ...).
+    #[getter]
+    fn granularity(&self) -> &'static str {
+        self.inner.granularity.as_str()
+    }
+    /// The alert's own host (the one its `hostId` or `hostnameAndPort` names), or None.
+    #[getter]
+    fn host(&self) -> Option<Host> {
+        self.inner.host().cloned().map(Host::from)
+    }
+    /// The hosts it concerns: its host, or its replica set's members.
+    #[getter]
+    fn hosts(&self) -> Vec<Host> {
+        self.inner.hosts.iter().cloned().map(Host::from).collect()
+    }
+    /// For an alert without a metric, the window's events about its hosts, its replica set
+    /// or itself, oldest first (an `EventList`).
+    #[getter]
+    fn events(&self) -> super::EventList {
+        let n = self.inner.events.len() as u64;
+        super::EventList::from(crate::List::new(self.inner.events.clone(), n))
+    }
+    /// The measurements read: one per host, partition or database.
+    #[getter]
+    fn measurements(&self) -> Vec<super::Measurements> {
+        let m = self.inner.measurements.iter().cloned();
+        m.map(super::Measurements::from).collect()
+    }
+    /// Why the frame is empty, when it is (no metric, a host the project does not have, a
+    /// metric the server does not measure).
+    #[getter]
+    fn note(&self) -> Option<&str> {
+        self.inner.note.as_deref()
+    }
+    /// An Altair chart: the series, the threshold as a rule, and the span the alert was open
+    /// shaded (`opsapi.alerts_analysis.context_chart`; Altair is imported here, not before).
+    ///
+    /// >>> client.alerts.context(alert).chart().save("alert.html")  # doctest: +SKIP
+    #[pyo3(signature = (**kwargs))]
+    fn chart<'py>(
+        slf: &Bound<'py, Self>,
+        kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let module = slf.py().import("opsapi.alerts_analysis")?;
+        module.getattr("context_chart")?.call((slf,), kwargs)
+    }
+    fn __repr__(&self) -> String {
+        let points: usize = self
+            .inner
+            .measurements
+            .iter()
+            .map(|m| m.data_point_count())
+            .sum();
+        format!(
+            "AlertContext(alert={:?}, kind={:?}, measurement={:?}, granularity={:?}, points={points}, threshold={:?})",
+            self.inner.alert.id.as_deref().unwrap_or(""),
+            self.kind().unwrap_or("none"),
+            self.inner.measurement.as_deref().unwrap_or(""),
+            self.granularity(),
+            self.inner.threshold
+        )
+        .replace('"', "'")
+    }
+}

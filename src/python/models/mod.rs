@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDateTime, PyList};
 use pyo3::IntoPyObjectExt;
 
-pub use alert::{Alert, AlertConfig, AlertList, CurrentValue};
+pub use alert::{Alert, AlertConfig, AlertContext, AlertList, CurrentValue};
 pub use event::{Event, EventDiff, EventDiffParam, EventList};
 pub use group::{AccessListEntry, Group};
 pub use host::{Host, HostList, SystemInfo};
@@ -215,6 +215,13 @@ macro_rules! py_model {
         impl From<$crate::python::models::Shared<$crate::models::$name>> for $name {
             fn from(inner: $crate::python::models::Shared<$crate::models::$name>) -> Self {
                 Self { inner }
+            }
+        }
+        impl $name {
+            /// The core model this object reads (an argument handed back to the core).
+            #[allow(dead_code)]
+            pub(crate) fn model(&self) -> &$crate::models::$name {
+                self.inner.get()
             }
         }
         #[pymethods]

@@ -71,7 +71,7 @@ impl Route<'_> {
 
     pub(crate) fn allows(&self, method: &str) -> bool {
         match self {
-            Route::GlobalAlert(_) => method == "GET" || method == "PATCH",
+            Route::GlobalAlert(_) | Route::GroupAlert(..) => method == "GET" || method == "PATCH",
             Route::AccessListEntry(_) => method == "GET" || method == "DELETE",
             _ => method == "GET",
         }

@@ -1,4 +1,5 @@
-//! Global and project alerts: listing (with its cache), reading, acknowledging.
+//! Global alerts: listing (with its cache), reading, acknowledging; the rendering of an
+//! alert and the PATCH's rules, which project alerts (`alerts.rs`) share.
 
 use super::*;
 
@@ -156,17 +157,7 @@ impl Ctx<'_> {
                 drop(w);
                 return alert_not_found(id);
             };
-            let (until, comment) = ack;
-            if until > now {
-                a.acknowledged_until = Some(until);
-                a.acknowledgement_comment = comment;
-                a.acknowledging_username = Some(self.user.to_string());
-            } else {
-                a.acknowledged_until = None;
-                a.acknowledgement_comment = None;
-                a.acknowledging_username = None;
-            }
-            a.updated = now;
+            apply_ack(a, ack, now, self.user);
             self.shared.generation.fetch_add(1, Ordering::SeqCst);
             let a = a.clone();
             drop(w);
@@ -182,6 +173,26 @@ impl Ctx<'_> {
             None => alert_not_found(id),
         }
     }
+}
+
+/// Applies a PATCH (global or project alert): an `acknowledgedUntil` in the future
+/// acknowledges the alert by `user`, one in the past un-acknowledges it.
+pub(crate) fn apply_ack(
+    a: &mut Alert,
+    (until, comment): (DateTime<Utc>, Option<String>),
+    now: DateTime<Utc>,
+    user: &str,
+) {
+    if until > now {
+        a.acknowledged_until = Some(until);
+        a.acknowledgement_comment = comment;
+        a.acknowledging_username = Some(user.to_string());
+    } else {
+        a.acknowledged_until = None;
+        a.acknowledgement_comment = None;
+        a.acknowledging_username = None;
+    }
+    a.updated = now;
 }
 
 /// Validates a PATCH body: `{"acknowledgedUntil": ISO 8601, "acknowledgementComment": str?}`.

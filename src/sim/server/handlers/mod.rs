@@ -3,6 +3,7 @@
 
 mod access_list;
 mod alert_configs;
+mod alerts;
 mod events;
 mod global_alerts;
 mod groups;
@@ -236,54 +237,9 @@ impl Ctx<'_> {
                     None => config_not_found(g, c),
                 }
             }
-            Route::AlertConfigAlerts(g, c) => {
-                let now = self.shared.clock.now();
-                let w = self.world();
-                if !w.alert_configs.iter().any(|x| x.group_id == g && x.id == c) {
-                    return config_not_found(g, c);
-                }
-                let items: Vec<_> = w
-                    .alerts
-                    .iter()
-                    .filter(|a| a.alert_config_id == c && a.status == "OPEN")
-                    .collect();
-                let reply = self.list(items, |a| self.alert_json(a, now, false));
-                drop(w);
-                reply
-            }
-            Route::GroupAlerts(g) => {
-                let status = match self.status_filter() {
-                    Ok(s) => s,
-                    Err(e) => return e,
-                };
-                let now = self.shared.clock.now();
-                let w = self.world();
-                let items: Vec<_> = w
-                    .alerts
-                    .iter()
-                    .filter(|a| a.group_id == g && status.is_none_or(|s| a.status == s))
-                    .collect();
-                let reply = self.list(items, |a| self.alert_json(a, now, false));
-                drop(w);
-                reply
-            }
-            Route::GroupAlert(g, a) => {
-                let now = self.shared.clock.now();
-                let w = self.world();
-                match w.alerts.iter().find(|x| x.group_id == g && x.id == a) {
-                    Some(al) => {
-                        let v = self.alert_json(al, now, false);
-                        drop(w);
-                        self.r.entity(200, v)
-                    }
-                    None => err(
-                        404,
-                        "ALERT_NOT_FOUND",
-                        format!("No alert with ID {a} exists in group {g}."),
-                        vec![json!(a), json!(g)],
-                    ),
-                }
-            }
+            Route::AlertConfigAlerts(g, c) => self.config_alerts(g, c),
+            Route::GroupAlerts(g) => self.project_alerts(g),
+            Route::GroupAlert(g, a) => self.project_alert(g, a, body),
             Route::Events(g) => {
                 let mut bounds = [None, None];
                 for (i, name) in ["minDate", "maxDate"].iter().enumerate() {

@@ -1,0 +1,188 @@
+"""``opsapi alerts show ID [--project ID] [--context] [--chart out.html]``: one alert (global,
+or of a project), and with ``--context`` its metric around it as a sparkline per series (a
+small table with ``-o csv``, everything with ``-o json``), its threshold, and the chart written
+as HTML."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any, Optional, TextIO
+
+from ._base import _cell, _UsageError, _write_json, _write_rows
+
+# Eight heights, low to high; a gap (a null point) is a space.
+_BARS = "▁▂▃▄▅▆▇█"
+# A sparkline is at most this many characters: longer series are averaged into buckets.
+SPARK_WIDTH = 60
+
+
+def add_show(a: Any) -> argparse.ArgumentParser:
+    """The ``show`` subcommand of ``opsapi alerts``."""
+    sh: argparse.ArgumentParser = a.add_parser(
+        "show", help="one alert; with --context, its metric around it"
+    )
+    sh.add_argument("alert_id", metavar="ALERT_ID")
+    sh.add_argument("--project", metavar="ID", help="a project alert of this project "
+                    "(default: a global alert)")  # fmt: skip
+    sh.add_argument("--context", action="store_true",
+                    help="the alert's metric on its host around it, and its threshold")  # fmt: skip
+    sh.add_argument("--before", metavar="DURATION", help="context before it opened (PT2H)")
+    sh.add_argument("--after", metavar="DURATION", help="context after it closed (PT1H)")
+    sh.add_argument("--granularity", metavar="DURATION",
+                    help="of the context (default: the finest the window allows)")  # fmt: skip
+    sh.add_argument("--chart", metavar="FILE", help="write the context's chart here (.html)")
+    return sh
+
+
+def sparkline(values: list[Optional[float]], width: int = SPARK_WIDTH) -> str:
+    """The values as a line of bars, scaled from their minimum to their maximum; a null point
+    is a space; more than ``width`` points are averaged into ``width`` buckets.
+
+    >>> sparkline([1, 2, 3, None, 8])
+    '▁▂▃ █'
+    """
+    if len(values) > width:
+        size = len(values) / width
+        buckets = [values[math.floor(i * size) : math.floor((i + 1) * size)] for i in range(width)]
+        values = [
+            (sum(x for x in b if x is not None) / n)
+            if (n := sum(x is not None for x in b))
+            else None
+            for b in buckets
+        ]
+    known = [v for v in values if v is not None]
+    if not known:
+        return " " * len(values)
+    lo, hi = min(known), max(known)
+    top = len(_BARS) - 1
+    return "".join(
+        " " if v is None else _BARS[0 if hi == lo else round((v - lo) / (hi - lo) * top)]
+        for v in values
+    )
+
+
+def _series(ctx: Any) -> list[tuple[str, list[Optional[float]]]]:
+    """(name, values) of each series of the context's frame, in time order."""
+    import polars as pl
+
+    frame = ctx.frame.with_columns(pl.col(c).cast(pl.String) for c in ("measurement",
+                                   "partition_name", "database_name"))  # fmt: skip
+    out = []
+    for key, part in frame.sort("timestamp").group_by(
+        ["measurement", "partition_name", "database_name"], maintain_order=True
+    ):
+        name = " ".join(str(k) for k in key if k is not None)
+        out.append((name, part["value"].to_list()))
+    return sorted(out)
+
+
+def _summary(ctx: Any) -> dict[str, Any]:
+    return {
+        "kind": ctx.kind,
+        "measurement": ctx.measurement,
+        "granularity": ctx.granularity,
+        "start": ctx.start,
+        "end": ctx.end,
+        "threshold": ctx.threshold,
+        "threshold_units": ctx.threshold_units,
+        "hosts": [
+            {
+                "id": h.id,
+                "hostname_and_port": f"{h.hostname}:{h.port}",
+                "replica_state_name": h.replica_state_name,
+            }  # fmt: skip
+            for h in ctx.hosts
+        ],
+        "note": ctx.note,
+    }
+
+
+def show(client: Any, args: argparse.Namespace, fmt: str, out: TextIO) -> None:
+    """Prints the alert (and its context with ``--context``); writes ``--chart``."""
+    wants_context = args.context or args.chart is not None
+    if not wants_context and any(
+        getattr(args, k) is not None for k in ("before", "after", "granularity")
+    ):
+        raise _UsageError("--before, --after and --granularity are options of --context")
+    if args.project is not None:
+        alert = client.alerts.get(args.project, args.alert_id)
+    else:
+        alert = client.global_alerts.get(args.alert_id)
+    ctx = None
+    if wants_context:
+        import opsapi
+
+        try:
+            ctx = client.alerts.context(
+                alert, before=args.before, after=args.after, granularity=args.granularity
+            )
+        except opsapi.InvalidArgumentError as e:
+            flag = str(e).replace("invalid argument `", "--").replace("`:", ":", 1)
+            raise _UsageError(flag) from None
+        if args.chart is not None:
+            try:
+                chart = ctx.chart()
+            except ImportError:
+                raise _UsageError("--chart needs Altair: pip install altair") from None
+            chart.save(args.chart)
+    if fmt == "json":
+        doc: dict[str, Any] = {"alert": alert.to_dict()}
+        if ctx is not None:
+            doc["context"] = {
+                **_summary(ctx),
+                "points": ctx.frame.select(
+                    "measurement", "partition_name", "database_name", "timestamp", "value"
+                ).to_dicts(),  # fmt: skip
+            }
+        _write_json(doc if ctx is not None else alert.to_dict(), out)
+        return
+    if fmt == "csv" and ctx is not None:
+        # The small table: the context's points.
+        frame = ctx.frame.select("measurement", "partition_name", "database_name",
+                                 "timestamp", "value")  # fmt: skip
+        out.write(frame.write_csv())
+        return
+    rows = [
+        ("id", alert.id),
+        ("status", alert.status),
+        ("event_type_name", alert.event_type_name),
+        ("created", alert.created),
+        ("resolved", alert.resolved),
+        ("acknowledged_until", alert.acknowledged_until),
+        ("hostname_and_port", alert.hostname_and_port),
+        ("replica_set_name", alert.replica_set_name),
+        ("metric_name", alert.metric_name),
+        ("current_value", None if alert.current_value is None else
+         f"{_cell(alert.current_value.number)} {alert.current_value.units or ''}".strip()),
+    ]  # fmt: skip
+    if fmt == "csv":
+        import csv
+
+        w = csv.writer(out, lineterminator="\n")
+        w.writerows([k, _cell(v)] for k, v in rows)
+        return
+    _write_rows(["FIELD", "VALUE"], [[k, _cell(v)] for k, v in rows if v is not None], out)
+    if ctx is None:
+        return
+    out.write("\n")
+    window = f"{_cell(ctx.start)} .. {_cell(ctx.end)} at {ctx.granularity}"
+    if ctx.note:
+        out.write(f"context {window}: {ctx.note}\n")
+        for h in ctx.hosts:
+            out.write(f"  {h.hostname}:{h.port}  {h.replica_state_name or h.type_name or ''}\n")
+        for e in ctx.events:
+            out.write(f"  {_cell(e.created)}  {e.event_type_name}\n")
+        return
+    out.write(f"context {window}")
+    if ctx.threshold is not None:
+        out.write(f", threshold {_cell(ctx.threshold)} {ctx.threshold_units or ''}".rstrip())
+    out.write("\n")
+    for name, values in _series(ctx):
+        known = [v for v in values if v is not None]
+        stats = (
+            f"min {_cell(min(known))}  max {_cell(max(known))}  last {_cell(known[-1])}"
+            if known
+            else "no data"
+        )
+        out.write(f"  {name}\n  {sparkline(values)}\n  {stats}\n")

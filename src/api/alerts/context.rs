@@ -1,0 +1,563 @@
+//! An alert in its context: the alert's metric on the alert's host (or disk partition, or
+//! database) around the time it was open, the threshold of its configuration, and for an
+//! alert without a metric (a replica set without a primary, a host down) the state of the
+//! hosts it concerns and their events instead.
+//!
+//! What is asked, in order: the alert's host (`GET /groups/{g}/hosts/{h}` when the alert has
+//! a `hostId`, else the project's hosts, matched on `hostnameAndPort` or `replicaSetName`)
+//! and, for a metric alert, the project's alert configurations (for the threshold), both at
+//! once; then the measurements (a disk alert: the host's partitions first; a database alert
+//! without `databaseName`: its databases first), or for an alert without a metric the
+//! project's events of the window.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use futures_util::StreamExt;
+
+use super::Alerts;
+use crate::api::measurements::{Granularity, MeasurementsQuery, Target};
+use crate::error::{Error, Result};
+use crate::iso8601::IsoDuration;
+use crate::models::time::format_timestamp;
+use crate::models::{Alert, Event, Host, Measurements, Model};
+use crate::paging::list_all;
+use crate::request::{PathBuilder, Request};
+
+/// Where an alert's measurement is read: a host, a disk partition or a database.
+///
+/// ```
+/// assert_eq!(opsapi::MetricKind::Disk.as_str(), "disk");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MetricKind {
+    /// `/groups/{g}/hosts/{h}/measurements`
+    Host,
+    /// `/groups/{g}/hosts/{h}/disks/{partition}/measurements`
+    Disk,
+    /// `/groups/{g}/hosts/{h}/databases/{database}/measurements`
+    Database,
+}
+
+impl MetricKind {
+    /// `"host"`, `"disk"` or `"database"`, as fleet pulls name them.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Host => "host",
+            Self::Disk => "disk",
+            Self::Database => "database",
+        }
+    }
+}
+
+/// The measurement an alert's `metricName` is read from: its kind, the measurement's name, and
+/// for a disk alert the role of the partition (`DATA`, `INDEX`, `JOURNAL`) when the name says.
+///
+/// Alert configurations name disk metrics by partition role (`DISK_PARTITION_SPACE_USED_DATA`
+/// is the space used of the data partition, in percent); database metrics and host metrics
+/// carry the measurement's own name. A name this table does not map is asked as a host
+/// measurement of that name.
+///
+/// ```
+/// use opsapi::api::alerts::context::measurement_of;
+/// use opsapi::MetricKind;
+/// assert_eq!(
+///     measurement_of("DISK_PARTITION_SPACE_USED_DATA"),
+///     (MetricKind::Disk, "DISK_PARTITION_SPACE_PERCENT_USED".to_string(), Some("DATA"))
+/// );
+/// assert_eq!(measurement_of("CONNECTIONS"), (MetricKind::Host, "CONNECTIONS".to_string(), None));
+/// assert_eq!(measurement_of("DATABASE_DATA_SIZE").0, MetricKind::Database);
+/// ```
+pub fn measurement_of(metric_name: &str) -> (MetricKind, String, Option<&'static str>) {
+    if metric_name.starts_with("DATABASE_") {
+        return (MetricKind::Database, metric_name.to_string(), None);
+    }
+    if let Some(rest) = metric_name.strip_prefix("DISK_PARTITION_") {
+        let role = ["DATA", "INDEX", "JOURNAL"]
+            .into_iter()
+            .find(|r| rest.ends_with(&format!("_{r}")));
+        let base = match role {
+            Some(r) => &rest[..rest.len() - r.len() - 1],
+            None => rest,
+        };
+        // The alert names of the space and I/O of a partition, and their measurements.
+        let measurement = match (base, role) {
+            ("SPACE_USED", Some(_)) => "SPACE_PERCENT_USED",
+            ("READ_IOPS", _) => "IOPS_READ",
+            ("WRITE_IOPS", _) => "IOPS_WRITE",
+            ("READ_LATENCY", _) => "LATENCY_READ",
+            ("WRITE_LATENCY", _) => "LATENCY_WRITE",
+            (other, _) => other,
+        };
+        return (
+            MetricKind::Disk,
+            format!("DISK_PARTITION_{measurement}"),
+            role,
+        );
+    }
+    (MetricKind::Host, metric_name.to_string(), None)
+}
+
+/// At most this many points per series: a window that would hold more at a granularity takes
+/// a coarser one (a day of minutes, a chart's width).
+pub const MAX_CONTEXT_POINTS: i64 = 1440;
+
+/// How long a granularity's data are kept, as assumed for choosing one: Ops Manager's
+/// retention is set per installation, and these are conservative defaults (minutes for two
+/// days, five minutes for a week, hours for 63 days, days without end). Give a granularity to
+/// [`ContextOptions::granularity`] where a server keeps more.
+const RETENTION_DAYS: [(Granularity, Option<i64>); 4] = [
+    (Granularity::PT1M, Some(2)),
+    (Granularity::PT5M, Some(7)),
+    (Granularity::PT1H, Some(63)),
+    (Granularity::P1D, None),
+];
+
+/// The finest granularity for the window `start..=end` seen at `now`: the finest whose data
+/// are still kept at `start` and that gives at most [`MAX_CONTEXT_POINTS`] points.
+///
+/// ```
+/// use opsapi::{api::alerts::context::finest_granularity, Granularity};
+/// let t = |s| opsapi::iso8601::parse_timestamp("t", s).unwrap();
+/// let now = t("2024-06-03T12:00:00Z");
+/// assert_eq!(finest_granularity(t("2024-06-03T08:00:00Z"), now, now), Granularity::PT1M);
+/// assert_eq!(finest_granularity(t("2024-05-30T08:00:00Z"), t("2024-05-30T11:00:00Z"), now), Granularity::PT5M);
+/// assert_eq!(finest_granularity(t("2024-04-01T00:00:00Z"), t("2024-04-01T03:00:00Z"), now), Granularity::P1D);
+/// ```
+pub fn finest_granularity(
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Granularity {
+    let span = (end - start).num_seconds().max(0);
+    RETENTION_DAYS
+        .into_iter()
+        .find(|(g, kept)| {
+            span / g.seconds() as i64 <= MAX_CONTEXT_POINTS
+                && kept.is_none_or(|days| start >= now - TimeDelta::days(days))
+        })
+        .map_or(Granularity::P1D, |(g, _)| g)
+}
+
+/// How much of the time around an alert [`Alerts::context`] reads, and at which granularity.
+///
+/// ```
+/// use opsapi::ContextOptions;
+/// let o = ContextOptions::from_parts(Some("PT30M"), Some("15m"), Some("PT1M")).unwrap();
+/// assert_eq!(o.before, chrono::TimeDelta::minutes(30));
+/// assert_eq!(o, ContextOptions::new().before(chrono::TimeDelta::minutes(30))
+///     .after(chrono::TimeDelta::minutes(15)).granularity(opsapi::Granularity::PT1M));
+/// assert!(ContextOptions::from_parts(Some("P1M"), None, None).is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ContextOptions {
+    /// Before the alert was created (default 2 hours).
+    pub before: TimeDelta,
+    /// After it was resolved, or until now while it is open (default 1 hour; never past now).
+    pub after: TimeDelta,
+    /// The granularity; `None` (the default) takes the finest the window allows
+    /// ([`finest_granularity`]).
+    pub granularity: Option<Granularity>,
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        Self {
+            before: TimeDelta::hours(2),
+            after: TimeDelta::hours(1),
+            granularity: None,
+        }
+    }
+}
+
+impl ContextOptions {
+    /// Two hours before, one hour after, the finest granularity.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Sets how long before the alert was created.
+    pub fn before(mut self, d: TimeDelta) -> Self {
+        self.before = d;
+        self
+    }
+    /// Sets how long after it was resolved.
+    pub fn after(mut self, d: TimeDelta) -> Self {
+        self.after = d;
+        self
+    }
+    /// Sets the granularity.
+    pub fn granularity(mut self, g: Granularity) -> Self {
+        self.granularity = Some(g);
+        self
+    }
+
+    /// From the keyword arguments of the Python face: durations as ISO 8601 (`PT2H`) or as
+    /// people type them (`2h`), `None` for the default.
+    pub fn from_parts(
+        before: Option<&str>,
+        after: Option<&str>,
+        granularity: Option<&str>,
+    ) -> Result<Self> {
+        let fixed = |argument: &str, s: &str| -> Result<TimeDelta> {
+            let d = IsoDuration::parse_lenient(argument, s)?;
+            d.fixed_seconds()
+                .and_then(|secs| TimeDelta::try_milliseconds((secs * 1000.0).round() as i64))
+                .ok_or_else(|| {
+                    Error::invalid_argument(
+                        argument,
+                        format!("`{s}` has months or years, whose length depends on the date"),
+                    )
+                })
+        };
+        let mut o = Self::new();
+        if let Some(s) = before {
+            o.before = fixed("before", s)?;
+        }
+        if let Some(s) = after {
+            o.after = fixed("after", s)?;
+        }
+        if let Some(s) = granularity {
+            o.granularity = Some(Granularity::parse("granularity", s)?);
+        }
+        o.validate()?;
+        Ok(o)
+    }
+
+    /// Checks the options without sending anything.
+    pub fn validate(&self) -> Result<()> {
+        for (name, d) in [("before", self.before), ("after", self.after)] {
+            if d < TimeDelta::zero() {
+                return Err(Error::invalid_argument(name, "must not be negative"));
+            }
+            if d > TimeDelta::days(3653) {
+                return Err(Error::invalid_argument(name, "must be at most ten years"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The window of an alert's context at `now`: from `created - before` to `(resolved or now) +
+/// after` (a closed alert without `resolved`: its `updated`), never past `now`, both ends
+/// floored to the granularity's step, and that granularity.
+///
+/// ```
+/// use opsapi::{api::alerts::context::window, ContextOptions, Granularity};
+/// let t = |s| opsapi::iso8601::parse_timestamp("t", s).unwrap();
+/// let alert: opsapi::Alert = opsapi::decode_model(
+///     br#"{"id":"a1","status":"CLOSED","created":"2024-06-03T08:10:30Z","resolved":"2024-06-03T09:00:00Z"}"#,
+/// ).unwrap();
+/// let (start, end, g) = window(&alert, &ContextOptions::new(), t("2024-06-03T12:00:00Z"));
+/// assert_eq!((start, end, g), (t("2024-06-03T06:10:00Z"), t("2024-06-03T10:00:00Z"), Granularity::PT1M));
+/// ```
+pub fn window(
+    alert: &Alert,
+    options: &ContextOptions,
+    now: DateTime<Utc>,
+) -> (DateTime<Utc>, DateTime<Utc>, Granularity) {
+    let created = alert.created.unwrap_or(now).min(now);
+    let closed = !matches!(
+        alert.status,
+        Some(crate::models::AlertStatus::Open | crate::models::AlertStatus::Tracking)
+    );
+    let until = match alert.resolved {
+        Some(t) => t,
+        None if closed => alert.updated.unwrap_or(now),
+        None => now,
+    };
+    let start = created - options.before;
+    let end = (until.max(created) + options.after).min(now).max(start);
+    let g = options
+        .granularity
+        .unwrap_or_else(|| finest_granularity(start, end, now));
+    let step = g.seconds() as i64;
+    let floor = |t: DateTime<Utc>| {
+        DateTime::<Utc>::from_timestamp(t.timestamp().div_euclid(step) * step, 0).unwrap_or(t)
+    };
+    (floor(start), floor(end), g)
+}
+
+/// `GET /groups/{group_id}/events?minDate=..&maxDate=..`: the events of a context's window.
+///
+/// ```
+/// let t = |s| opsapi::iso8601::parse_timestamp("t", s).unwrap();
+/// let req = opsapi::api::alerts::context::events_request("g1", t("2024-06-03T06:00:00Z"), t("2024-06-03T10:00:00Z")).unwrap();
+/// assert_eq!(req.path, "/groups/g1/events");
+/// assert_eq!(req.query[0], ("minDate", "2024-06-03T06:00:00Z".to_string()));
+/// ```
+pub fn events_request(group_id: &str, start: DateTime<Utc>, end: DateTime<Utc>) -> Result<Request> {
+    let path = PathBuilder::new()
+        .lit("groups")
+        .id("group_id", group_id)?
+        .lit("events")
+        .finish();
+    Ok(Request::get(path).query([
+        ("minDate", format_timestamp(&start)),
+        ("maxDate", format_timestamp(&end)),
+    ]))
+}
+
+/// An alert in its context (see [`Alerts::context`]).
+///
+/// ```no_run
+/// # async fn f(client: opsapi::Client, alert: opsapi::Alert) -> opsapi::Result<()> {
+/// let ctx = client.alerts().context(&alert, &opsapi::ContextOptions::new()).await?;
+/// match (&ctx.kind, ctx.host()) {
+///     (Some(kind), Some(host)) => println!("{} on {:?}: {} series", kind.as_str(), host.hostname, ctx.measurements.len()),
+///     _ => println!("no metric: {:?}; hosts {:?}", ctx.note, ctx.hosts.len()),
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct AlertContext {
+    /// The alert.
+    pub alert: Alert,
+    /// Where its metric is measured; `None` for an alert without a metric.
+    pub kind: Option<MetricKind>,
+    /// The measurement asked for (its metric, as the measurements API names it).
+    pub measurement: Option<String>,
+    /// The window's start (the alert's creation minus `before`, floored to the step).
+    pub start: DateTime<Utc>,
+    /// The window's end.
+    pub end: DateTime<Utc>,
+    /// The granularity of the measurements.
+    pub granularity: Granularity,
+    /// The hosts it concerns: the alert's host, or the members of its replica set.
+    pub hosts: Vec<Host>,
+    /// The measurements: one per host, partition or database read.
+    pub measurements: Vec<Measurements>,
+    /// `metricThreshold.threshold` of the alert's configuration, when it has one.
+    pub threshold: Option<f64>,
+    /// `metricThreshold.units`.
+    pub threshold_units: Option<String>,
+    /// For an alert without a metric: the project's events of the window about its hosts,
+    /// its replica set or the alert itself, oldest first.
+    pub events: Vec<Event>,
+    /// Why there are no measurements, when there are none.
+    pub note: Option<String>,
+}
+
+impl AlertContext {
+    /// The alert's own host (the one its `hostId` or `hostnameAndPort` names), if found.
+    pub fn host(&self) -> Option<&Host> {
+        let named = self.alert.host_id.is_some() || self.alert.hostname_and_port.is_some();
+        named.then(|| self.hosts.first()).flatten()
+    }
+
+    /// The measurements as one long frame (the columns of every long frame; empty, with
+    /// those columns, when there are none).
+    #[cfg(feature = "frames")]
+    pub fn frame(&self) -> Result<polars::prelude::DataFrame> {
+        crate::frame::long_frame(&self.measurements)
+    }
+}
+
+/// `hostname:port` of a host, as alerts name it.
+fn host_and_port(h: &Host) -> Option<String> {
+    Some(format!("{}:{}", h.hostname.as_deref()?, h.port?))
+}
+
+impl Alerts<'_> {
+    /// The alert in its context: its metric on its host (or disk partition, or database)
+    /// from `options.before` before it was created to `options.after` after it was resolved
+    /// (or now while it is open), at the finest granularity that window allows; the threshold
+    /// of its configuration; and the hosts it concerns. For global and project alerts alike.
+    ///
+    /// An alert without a metric (a replica set without a primary, a host down) gives no
+    /// measurements but its hosts' state and the events of the window, and so does one whose
+    /// host or metric the server does not know: [`AlertContext::note`] says why. An API
+    /// failure (the server refusing, the network) is an error as for any call.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// use opsapi::{AlertStatus, AlertsQuery, ContextOptions};
+    /// let open = client.alerts().list("5e9f...", &AlertsQuery::new().status(AlertStatus::Open)).await?;
+    /// let ctx = client.alerts().context(&open[0], &ContextOptions::new()).await?;
+    /// println!("{:?} at {}: {:?} points, threshold {:?}",
+    ///     ctx.measurement, ctx.granularity, ctx.measurements.first().map(|m| m.data_point_count()), ctx.threshold);
+    /// # Ok(()) }
+    /// ```
+    pub async fn context(&self, alert: &Alert, options: &ContextOptions) -> Result<AlertContext> {
+        options.validate()?;
+        let client = self.client;
+        let now = client.server_time();
+        let (start, end, granularity) = window(alert, options, now);
+        let mut ctx = AlertContext {
+            alert: alert.clone(),
+            kind: None,
+            measurement: None,
+            start,
+            end,
+            granularity,
+            hosts: Vec::new(),
+            measurements: Vec::new(),
+            threshold: None,
+            threshold_units: None,
+            events: Vec::new(),
+            note: None,
+        };
+        let Some(g) = alert.group_id.as_deref() else {
+            ctx.note = Some("the alert has no groupId".into());
+            return Ok(ctx);
+        };
+        let config = async {
+            match (&alert.metric_name, &alert.alert_config_id) {
+                (Some(_), Some(c)) => {
+                    let configs = client.alert_configs().list(g).await?;
+                    Ok(configs
+                        .into_vec()
+                        .into_iter()
+                        .find(|x| x.id.as_ref() == Some(c)))
+                }
+                _ => Ok(None),
+            }
+        };
+        let (hosts, config) = tokio::join!(self.hosts_of(g, alert), config);
+        let (hosts, host_note) = hosts?;
+        if let Some(th) = config?.and_then(|c| c.metric_threshold) {
+            ctx.threshold = th.get("threshold").and_then(|v| v.as_f64());
+            ctx.threshold_units = th.get("units").and_then(|v| v.as_str()).map(str::to_string);
+        }
+        ctx.hosts = hosts;
+        // The window again, from the server's clock as its answers told it.
+        let (start, end, granularity) = window(alert, options, client.server_time());
+        (ctx.start, ctx.end, ctx.granularity) = (start, end, granularity);
+        let Some(metric) = alert.metric_name.as_deref() else {
+            ctx.note = Some(match host_note {
+                Some(n) => format!("the alert carries no metric; {n}"),
+                None => "the alert carries no metric".into(),
+            });
+            ctx.events = self.events_of(g, &ctx).await?;
+            return Ok(ctx);
+        };
+        let (kind, measurement, role) = measurement_of(metric);
+        ctx.kind = Some(kind);
+        ctx.measurement = Some(measurement.clone());
+        let Some(host) = ctx.host().cloned() else {
+            ctx.note = Some(host_note.unwrap_or_else(|| "the alert names no host".into()));
+            return Ok(ctx);
+        };
+        let Some(h) = host.id.as_deref() else {
+            ctx.note = Some("the alert's host has no id".into());
+            return Ok(ctx);
+        };
+        let targets = match kind {
+            MetricKind::Host => vec![Target::host(g, h)],
+            MetricKind::Disk => {
+                let parts = client.hosts().partitions(g, h).await?;
+                let named = role.map(str::to_ascii_lowercase);
+                let pick: Vec<String> =
+                    match parts.iter().find(|p| Some(p.to_ascii_lowercase()) == named) {
+                        Some(p) => vec![p.clone()],
+                        None => parts,
+                    };
+                pick.iter().map(|p| Target::disk(g, h, p)).collect()
+            }
+            MetricKind::Database => {
+                let named = alert.raw().get("databaseName").and_then(|v| v.as_str());
+                let dbs = match named {
+                    Some(d) => vec![d.to_string()],
+                    None => client.hosts().databases(g, h).await?,
+                };
+                dbs.iter().map(|d| Target::database(g, h, d)).collect()
+            }
+        };
+        let q = MeasurementsQuery::range(granularity, start, end).metrics([measurement.as_str()]);
+        let (api, q) = (client.measurements(), &q);
+        // Owned targets: a future borrowing its item cannot be sent to another task (Python).
+        let pulled: Vec<Result<Measurements>> = futures_util::stream::iter(targets.clone())
+            .map(move |t| async move { api.target(&t, q).await })
+            .buffered(client.max_concurrency())
+            .collect()
+            .await;
+        for m in pulled {
+            match m {
+                Ok(m) => ctx.measurements.push(m),
+                // The server does not measure this metric (a name this library does not map).
+                Err(e) if e.error_code() == Some("INVALID_METRIC_NAME") => {
+                    ctx.note = Some(format!(
+                        "the server has no {} measurement {measurement}",
+                        kind.as_str()
+                    ));
+                    ctx.measurements.clear();
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if targets.is_empty() {
+            ctx.note = Some(format!(
+                "host {h} has no {}",
+                if kind == MetricKind::Disk {
+                    "partitions"
+                } else {
+                    "databases"
+                }
+            ));
+        }
+        Ok(ctx)
+    }
+
+    /// The hosts an alert concerns, and why there are none when there are none.
+    async fn hosts_of(&self, g: &str, alert: &Alert) -> Result<(Vec<Host>, Option<String>)> {
+        let hosts = self.client.hosts();
+        if let Some(h) = alert.host_id.as_deref() {
+            return match hosts.get(g, h).await {
+                Ok(host) => Ok((vec![host], None)),
+                Err(e) if e.is_not_found() => {
+                    Ok((Vec::new(), Some(format!("host {h} is not in project {g}"))))
+                }
+                Err(e) => Err(e),
+            };
+        }
+        if let Some(hp) = alert.hostname_and_port.as_deref() {
+            let all = hosts.list(g).await?;
+            let found: Vec<Host> = all
+                .into_vec()
+                .into_iter()
+                .filter(|x| host_and_port(x).is_some_and(|s| s.eq_ignore_ascii_case(hp)))
+                .take(1)
+                .collect();
+            let note = found
+                .is_empty()
+                .then(|| format!("no host of project {g} is {hp}"));
+            return Ok((found, note));
+        }
+        if let Some(rs) = alert.replica_set_name.as_deref() {
+            let all = hosts.list(g).await?;
+            let members: Vec<Host> = all
+                .into_vec()
+                .into_iter()
+                .filter(|x| x.replica_set_name.as_deref() == Some(rs))
+                .collect();
+            let note = members
+                .is_empty()
+                .then(|| format!("no host of project {g} is in replica set {rs}"));
+            return Ok((members, note));
+        }
+        Ok((
+            Vec::new(),
+            Some("the alert names no host or replica set".into()),
+        ))
+    }
+
+    /// The events of the window about the context's hosts, its replica set or the alert.
+    async fn events_of(&self, g: &str, ctx: &AlertContext) -> Result<Vec<Event>> {
+        let req = events_request(g, ctx.start, ctx.end)?;
+        let events = list_all::<Event>(self.client, req).await?;
+        let ids: Vec<&str> = ctx.hosts.iter().filter_map(|h| h.id.as_deref()).collect();
+        let rs = ctx.alert.replica_set_name.as_deref();
+        let mut out: Vec<Event> = events
+            .into_vec()
+            .into_iter()
+            .filter(|e| {
+                e.host_id.as_deref().is_some_and(|h| ids.contains(&h))
+                    || (rs.is_some() && e.replica_set_name.as_deref() == rs)
+                    || (e.alert_id.is_some() && e.alert_id == ctx.alert.id)
+            })
+            .collect();
+        out.sort_by_key(|e| e.created);
+        Ok(out)
+    }
+}

@@ -1,0 +1,91 @@
+//! Project alerts: `/groups/{g}/alerts` (status filter, paging), `/groups/{g}/alerts/{a}`
+//! (GET, and PATCH with the rules of global alerts), and the open alerts of a configuration,
+//! over the project's alerts of both of the world's lists (`World::project_alerts`).
+
+use super::global_alerts::{apply_ack, parse_ack};
+use super::*;
+
+/// `ALERT_NOT_FOUND` as the project routes word it.
+fn not_in_group(g: &str, a: &str) -> Reply {
+    err(
+        404,
+        "ALERT_NOT_FOUND",
+        format!("No alert with ID {a} exists in group {g}."),
+        vec![json!(a), json!(g)],
+    )
+}
+
+impl Ctx<'_> {
+    /// `GET /groups/{g}/alerts[?status=]`, oldest first.
+    pub(crate) fn project_alerts(&self, g: &str) -> Reply {
+        let status = match self.status_filter() {
+            Ok(s) => s,
+            Err(e) => return e,
+        };
+        let now = self.shared.clock.now();
+        let w = self.world();
+        let items: Vec<_> = w
+            .project_alerts(g)
+            .into_iter()
+            .filter(|a| status.is_none_or(|s| a.status == s))
+            .collect();
+        let reply = self.list(items, |a| self.alert_json(a, now, false));
+        drop(w);
+        reply
+    }
+
+    /// `GET /groups/{g}/alertConfigs/{c}/alerts`: the configuration's open alerts, the same
+    /// as `alerts?status=OPEN` shows of it.
+    pub(crate) fn config_alerts(&self, g: &str, c: &str) -> Reply {
+        let now = self.shared.clock.now();
+        let w = self.world();
+        if !w.alert_configs.iter().any(|x| x.group_id == g && x.id == c) {
+            return config_not_found(g, c);
+        }
+        let items: Vec<_> = w
+            .project_alerts(g)
+            .into_iter()
+            .filter(|a| a.alert_config_id == c && a.status == "OPEN")
+            .collect();
+        let reply = self.list(items, |a| self.alert_json(a, now, false));
+        drop(w);
+        reply
+    }
+
+    /// `GET` or `PATCH /groups/{g}/alerts/{a}`.
+    pub(crate) fn project_alert(&self, g: &str, id: &str, body: &[u8]) -> Reply {
+        let now = self.shared.clock.now();
+        if self.method == "PATCH" {
+            let ack = match parse_ack(body) {
+                Ok(a) => a,
+                Err(e) => return e,
+            };
+            let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
+            let w = &mut *w;
+            let Some(a) = w
+                .alerts
+                .iter_mut()
+                .chain(w.alert_history.iter_mut())
+                .find(|a| a.group_id == g && a.id == id)
+            else {
+                return not_in_group(g, id);
+            };
+            apply_ack(a, ack, now, self.user);
+            let a = a.clone();
+            // A global alert's listing shows it too: its cached pages are stale now.
+            self.shared.generation.fetch_add(1, Ordering::SeqCst);
+            return self.r.entity(201, self.alert_json(&a, now, false));
+        }
+        let w = self.world();
+        let found = w
+            .project_alerts(g)
+            .into_iter()
+            .find(|a| a.id == id)
+            .cloned();
+        drop(w);
+        match found {
+            Some(a) => self.r.entity(200, self.alert_json(&a, now, false)),
+            None => not_in_group(g, id),
+        }
+    }
+}

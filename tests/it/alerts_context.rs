@@ -1,0 +1,317 @@
+//! `client.alerts().context(..)`: a seeded alert of each kind (a host metric, a disk
+//! partition's space, a replica set without a primary) placed on its host, partition or
+//! replica set, with the window, granularity and threshold the rules give, the exact requests
+//! sent, and the measurements the server serves for that window.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use opsapi::{
+    AlertStatus, AlertsQuery, ContextOptions, Granularity, MeasurementsQuery, MetricKind,
+};
+
+use crate::common::{fixed_now, seen, sim, warm};
+
+fn floor(t: DateTime<Utc>, step: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp(t.timestamp().div_euclid(step) * step, 0).unwrap()
+}
+
+fn iso(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// `a:b` query encoding of the log (`:` as `%3A`).
+fn q(t: DateTime<Utc>) -> String {
+    iso(t).replace(':', "%3A")
+}
+
+#[tokio::test]
+async fn a_host_metric_alert_reads_its_metric_on_its_host_with_the_threshold() {
+    let sim = sim();
+    let c = warm(&sim).await;
+    let w = sim.world();
+    // The open CONNECTIONS alert of the first project, as the project listing gives it.
+    let g = &w.projects[0].id;
+    let open = c
+        .alerts()
+        .list(g, &AlertsQuery::new().status(AlertStatus::Open))
+        .await
+        .unwrap();
+    let alert = open
+        .iter()
+        .find(|a| a.metric_name.as_deref() == Some("CONNECTIONS"))
+        .expect("an open CONNECTIONS alert")
+        .clone();
+    let h = alert.host_id.clone().unwrap();
+    let cfg = w
+        .alert_configs
+        .iter()
+        .find(|x| Some(&x.id) == alert.alert_config_id.as_ref())
+        .unwrap();
+    sim.clear_requests();
+
+    let ctx = c
+        .alerts()
+        .context(&alert, &ContextOptions::new())
+        .await
+        .unwrap();
+
+    // Open: from two hours before it was created until now. Older than a week's five-minute
+    // data: hours (at most 1440 of them, within 63 days).
+    let created = alert.created.unwrap();
+    let now = fixed_now();
+    assert!(now - created > TimeDelta::days(7) && now - created < TimeDelta::days(60));
+    let (start, end) = (floor(created - TimeDelta::hours(2), 3600), floor(now, 3600));
+    assert_eq!(
+        (ctx.start, ctx.end, ctx.granularity),
+        (start, end, Granularity::PT1H)
+    );
+    assert_eq!(
+        (ctx.kind, ctx.measurement.as_deref()),
+        (Some(MetricKind::Host), Some("CONNECTIONS"))
+    );
+    assert_eq!(ctx.threshold, cfg.threshold.as_ref().map(|t| t.0));
+    assert_eq!(ctx.threshold_units.as_deref(), Some("RAW"));
+    assert_eq!(ctx.host().and_then(|x| x.id.as_deref()), Some(h.as_str()));
+    assert_eq!((ctx.note.as_deref(), ctx.events.len()), (None, 0));
+    let mut lines = seen(&sim);
+    let measured = lines.pop().unwrap();
+    lines.sort(); // the host and the configurations are asked at once
+    assert_eq!(
+        lines,
+        [
+            format!("GET /groups/{g}/alertConfigs?pageNum=1&itemsPerPage=500 signed 200"),
+            format!("GET /groups/{g}/hosts/{h} signed 200"),
+        ]
+    );
+    assert_eq!(
+        measured,
+        format!(
+            "GET /groups/{g}/hosts/{h}/measurements?granularity=PT1H&start={}&end={}&m=CONNECTIONS signed 200",
+            q(start),
+            q(end)
+        )
+    );
+    // The measurements are the server's for that window.
+    let direct = c
+        .measurements()
+        .host(
+            g,
+            &h,
+            &MeasurementsQuery::range(Granularity::PT1H, start, end).metrics(["CONNECTIONS"]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ctx.measurements.len(), 1);
+    assert_eq!(ctx.measurements[0].series, direct.series);
+    assert!(direct.data_point_count() > 24 * 7);
+    let frame = ctx.frame().unwrap();
+    assert_eq!(frame.height(), direct.data_point_count());
+    assert_eq!(frame, direct.to_frame(opsapi::frame::Shape::Long).unwrap());
+}
+
+#[tokio::test]
+async fn a_disk_alert_reads_its_data_partition_at_the_finest_granularity() {
+    let sim = sim();
+    let c = warm(&sim).await;
+    let truth = sim.alert_truth().disk_alerts[0].clone();
+    let (g, h) = (&truth.group_id, truth.host_id.clone().unwrap());
+    let alert = c.alerts().get(g, &truth.alert_id).await.unwrap();
+    assert_eq!(
+        alert.metric_name.as_deref(),
+        Some("DISK_PARTITION_SPACE_USED_DATA")
+    );
+    sim.clear_requests();
+
+    let options = ContextOptions::new().before(TimeDelta::minutes(30));
+    let ctx = c.alerts().context(&alert, &options).await.unwrap();
+
+    // Opened hours ago and still open: minutes, from half an hour before it to now.
+    let start = floor(alert.created.unwrap() - TimeDelta::minutes(30), 60);
+    let end = fixed_now();
+    assert_eq!(
+        (ctx.start, ctx.end, ctx.granularity),
+        (start, end, Granularity::PT1M)
+    );
+    assert_eq!(ctx.kind, Some(MetricKind::Disk));
+    assert_eq!(
+        ctx.measurement.as_deref(),
+        Some("DISK_PARTITION_SPACE_PERCENT_USED")
+    );
+    assert_eq!(ctx.threshold, truth.threshold);
+    let p = truth.partition_name.as_deref().unwrap();
+    assert_eq!(p, "data");
+    let mut lines = seen(&sim);
+    let measured = lines.pop().unwrap();
+    let disks = lines.pop().unwrap();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            format!("GET /groups/{g}/alertConfigs?pageNum=1&itemsPerPage=500 signed 200"),
+            format!("GET /groups/{g}/hosts/{h} signed 200"),
+        ]
+    );
+    assert_eq!(
+        disks,
+        format!("GET /groups/{g}/hosts/{h}/disks?pageNum=1&itemsPerPage=500 signed 200")
+    );
+    assert_eq!(
+        measured,
+        format!(
+            "GET /groups/{g}/hosts/{h}/disks/{p}/measurements?granularity=PT1M&start={}&end={}&m=DISK_PARTITION_SPACE_PERCENT_USED signed 200",
+            q(start),
+            q(end)
+        )
+    );
+    let frame = ctx.frame().unwrap();
+    let points = (end - start).num_minutes() as usize + 1;
+    assert_eq!(frame.height(), points);
+    assert_eq!(ctx.measurements.len(), 1);
+    assert_eq!(ctx.measurements[0].partition_name.as_deref(), Some("data"));
+    assert_eq!(
+        frame.column("partition_name").unwrap().n_unique().unwrap(),
+        1
+    );
+    // The alert's current value is the partition's use at the anchor, above the threshold.
+    let value = alert.current_value.as_ref().unwrap().number.unwrap();
+    assert!(value > truth.threshold.unwrap(), "{value}");
+}
+
+#[tokio::test]
+async fn a_replica_set_alert_gives_its_members_state_and_events_and_no_frame() {
+    let sim = sim();
+    let c = warm(&sim).await;
+    let truth = sim.alert_truth().replica_set_alerts[0].clone();
+    let g = &truth.group_id;
+    let rs = truth.replica_set_name.clone().unwrap();
+    let alert = c.alerts().get(g, &truth.alert_id).await.unwrap();
+    assert_eq!(
+        (alert.metric_name.as_ref(), alert.host_id.as_ref()),
+        (None, None)
+    );
+    sim.clear_requests();
+
+    let ctx = c
+        .alerts()
+        .context(&alert, &ContextOptions::new())
+        .await
+        .unwrap();
+
+    let w = sim.world();
+    let members: Vec<&str> = w
+        .hosts
+        .iter()
+        .filter(|x| &x.group_id == g && x.replica_set_name.as_deref() == Some(rs.as_str()))
+        .map(|x| x.id.as_str())
+        .collect();
+    assert!(members.len() >= 2);
+    let got: Vec<&str> = ctx.hosts.iter().map(|x| x.id.as_deref().unwrap()).collect();
+    assert_eq!(got, members);
+    assert!(ctx.hosts.iter().all(|x| x.replica_state_name.is_some()));
+    assert!(ctx.host().is_none() && ctx.kind.is_none() && ctx.measurements.is_empty());
+    assert_eq!(ctx.note.as_deref(), Some("the alert carries no metric"));
+    let frame = ctx.frame().unwrap();
+    assert_eq!(frame.height(), 0);
+    assert_eq!(frame.get_column_names(), opsapi::frame::LONG_COLUMNS);
+    // Closed minutes after it opened: two hours before to an hour after, at minutes if the
+    // window is within two days, else coarser.
+    let resolved = alert.resolved.unwrap();
+    let step = ctx.granularity.seconds() as i64;
+    assert_eq!(
+        ctx.start,
+        floor(alert.created.unwrap() - TimeDelta::hours(2), step)
+    );
+    assert_eq!(ctx.end, floor(resolved + TimeDelta::hours(1), step));
+    // The events of the window about its members, its replica set or the alert itself (its
+    // acknowledgement), oldest first.
+    let want: Vec<String> = w
+        .events
+        .iter()
+        .rev()
+        .filter(|e| &e.group_id == g && e.created >= ctx.start && e.created <= ctx.end)
+        .filter(|e| {
+            e.body["hostId"]
+                .as_str()
+                .is_some_and(|h| members.contains(&h))
+                || e.body["replicaSetName"].as_str() == Some(rs.as_str())
+                || e.body["alertId"].as_str() == alert.id.as_deref()
+        })
+        .map(|e| e.id.clone())
+        .collect();
+    let got: Vec<String> = ctx.events.iter().map(|e| e.id.clone().unwrap()).collect();
+    assert_eq!(got, want);
+    assert!(!got.is_empty(), "the seeded window has events");
+    assert_eq!(
+        seen(&sim),
+        [
+            format!("GET /groups/{g}/hosts?pageNum=1&itemsPerPage=500 signed 200"),
+            format!(
+                "GET /groups/{g}/events?minDate={}&maxDate={}&pageNum=1&itemsPerPage=500 signed 200",
+                q(ctx.start),
+                q(ctx.end)
+            ),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_global_alert_works_too_and_what_cannot_be_placed_says_why() {
+    let sim = sim();
+    let c = warm(&sim).await;
+    let global = c.global_alerts().list(&Default::default()).await.unwrap();
+    let alert = global
+        .iter()
+        .find(|a| a.metric_name.as_deref() == Some("ASSERT_REGULAR") && a.host_id.is_some())
+        .unwrap();
+    let o = ContextOptions::new().granularity(Granularity::P1D);
+    let ctx = c.alerts().context(alert, &o).await.unwrap();
+    assert_eq!(
+        (ctx.granularity, ctx.measurements.len()),
+        (Granularity::P1D, 1)
+    );
+    assert_eq!(ctx.measurements[0].host_id, alert.host_id);
+    assert_eq!(ctx.threshold, Some(0.0));
+
+    // A host the project does not have (removed since), and a metric the server does not
+    // measure: no frame, a note, no error.
+    let g = alert.group_id.clone().unwrap();
+    let gone: opsapi::Alert = opsapi::decode_model(
+        format!(r#"{{"id":"a1","groupId":"{g}","status":"OPEN","created":"2026-03-02T08:00:00Z","metricName":"CONNECTIONS","hostId":"0000"}}"#)
+            .as_bytes(),
+    )
+    .unwrap();
+    let ctx = c
+        .alerts()
+        .context(&gone, &ContextOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        ctx.note.as_deref(),
+        Some(format!("host 0000 is not in project {g}").as_str())
+    );
+    assert!(ctx.hosts.is_empty() && ctx.measurements.is_empty());
+    let h = alert.host_id.clone().unwrap();
+    let unknown: opsapi::Alert = opsapi::decode_model(
+        format!(r#"{{"id":"a1","groupId":"{g}","status":"OPEN","created":"2026-03-02T08:00:00Z","metricName":"NO_SUCH_METRIC","hostId":"{h}"}}"#)
+            .as_bytes(),
+    )
+    .unwrap();
+    let ctx = c
+        .alerts()
+        .context(&unknown, &ContextOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        ctx.note.as_deref(),
+        Some("the server has no host measurement NO_SUCH_METRIC")
+    );
+    assert_eq!(ctx.hosts.len(), 1);
+    // Options are checked before anything is sent.
+    sim.clear_requests();
+    let bad = ContextOptions::new().before(TimeDelta::hours(-1));
+    let e = c.alerts().context(alert, &bad).await.unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid argument `before`: must not be negative"
+    );
+    assert!(sim.requests().is_empty());
+}

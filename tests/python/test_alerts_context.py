@@ -1,0 +1,203 @@
+"""client.alerts.context: a seeded alert of each kind (a host metric, a disk partition's space,
+a replica set without a primary), sync and awaited, placed on its host, partition or replica
+set: the window, granularity and threshold, the exact requests, and a frame equal to what the
+server serves for that window; and the chart."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+import pytest
+from _truth import LONG, PAGE1, frame_rows, get, requests_of, served_rows
+from _truth import world_rows as rows
+
+import opsapi
+
+UTC = dt.timezone.utc
+
+
+def floor(t: dt.datetime, step: dt.timedelta) -> dt.datetime:
+    epoch = dt.datetime(1970, 1, 1, tzinfo=UTC)
+    return epoch + (t - epoch) // step * step
+
+
+def iso(t: dt.datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def q(t: dt.datetime) -> str:
+    return iso(t).replace(":", "%3A")
+
+
+async def call(client, *args, **kwargs):
+    out = client.alerts.context(*args, **kwargs)
+    return await out if isinstance(client, opsapi.AsyncClient) else out
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+async def test_a_host_metric_alert(sim, fixed_now, kind):
+    client = sim.client() if kind == "sync" else sim.async_client()
+    g = sim.group_ids[0]
+    alert = next(
+        a for a in sim.client().alerts.list(g, status="OPEN") if a.metric_name == "CONNECTIONS"
+    )
+    config = next(c for c in sim.client().alert_configs.list(g) if c.id == alert.alert_config_id)
+    sim.clear_requests()
+
+    ctx = await call(client, alert, before=dt.timedelta(hours=1), after="PT30M")
+
+    # Open for weeks: from an hour before it opened to now, at hours (minutes and five
+    # minutes are not kept that far back).
+    hour = dt.timedelta(hours=1)
+    start, end = floor(alert.created - hour, hour), floor(fixed_now, hour)
+    assert (ctx.start, ctx.end, ctx.granularity) == (start, end, "PT1H")
+    assert (ctx.kind, ctx.measurement, ctx.note) == ("host", "CONNECTIONS", None)
+    assert ctx.threshold == config.metric_threshold["threshold"] == 2000.0
+    assert ctx.threshold_units == "RAW"
+    assert ctx.alert.id == alert.id and ctx.host.id == alert.host_id
+    assert [h.id for h in ctx.hosts] == [alert.host_id] and len(ctx.events) == 0
+    *first, measured = requests_of(sim)
+    assert sorted(first) == [
+        get(f"/groups/{g}/alertConfigs", PAGE1),
+        get(f"/groups/{g}/hosts/{alert.host_id}"),
+    ]
+    window = {"granularity": "PT1H", "start": iso(start), "end": iso(end), "m": "CONNECTIONS"}
+    assert measured == get(
+        f"/groups/{g}/hosts/{alert.host_id}/measurements",
+        f"granularity=PT1H&start={q(start)}&end={q(end)}&m=CONNECTIONS",
+    )
+    want = served_rows(sim, [(g, alert.host_id)], **window)
+    assert frame_rows(ctx.frame) == want and len(want) > 24 * 7
+    assert [m.host_id for m in ctx.measurements] == [alert.host_id]
+    assert "CONNECTIONS" in repr(ctx)
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+async def test_a_disk_alert(sim, fixed_now, kind):
+    client = sim.client() if kind == "sync" else sim.async_client()
+    truth = sim.alert_truth()["disk_alerts"][-1]
+    g, h, p = truth["group_id"], truth["host_id"], truth["partition_name"]
+    alert = sim.client().alerts.get(g, truth["alert_id"])
+    assert alert.metric_name == "DISK_PARTITION_SPACE_USED_DATA" and alert.status == "OPEN"
+    sim.clear_requests()
+
+    ctx = await call(client, alert)
+
+    # Opened hours ago: minutes, from two hours before to now (no later than now).
+    start = floor(alert.created - dt.timedelta(hours=2), dt.timedelta(minutes=1))
+    assert (ctx.start, ctx.end, ctx.granularity) == (start, fixed_now, "PT1M")
+    assert (ctx.kind, ctx.measurement) == ("disk", "DISK_PARTITION_SPACE_PERCENT_USED")
+    assert ctx.threshold == truth["threshold"] < alert.current_value.number
+    *first, disks, measured = requests_of(sim)
+    assert sorted(first) == [
+        get(f"/groups/{g}/alertConfigs", PAGE1),
+        get(f"/groups/{g}/hosts/{h}"),
+    ]
+    assert disks == get(f"/groups/{g}/hosts/{h}/disks", PAGE1)
+    m = "DISK_PARTITION_SPACE_PERCENT_USED"
+    assert measured == get(
+        f"/groups/{g}/hosts/{h}/disks/{p}/measurements",
+        f"granularity=PT1M&start={q(start)}&end={q(fixed_now)}&m={m}",
+    )
+    window = {"granularity": "PT1M", "start": iso(start), "end": iso(fixed_now), "m": m}
+    want = served_rows(sim, [(g, h, p)], **window)
+    assert frame_rows(ctx.frame) == want
+    assert len(want) == (fixed_now - start) // dt.timedelta(minutes=1) + 1
+    assert ctx.frame["partition_name"].cast(pl.String).unique().to_list() == ["data"]
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+async def test_a_replica_set_alert_gives_state_and_events_and_never_raises(sim, kind):
+    client = sim.client() if kind == "sync" else sim.async_client()
+    truth = sim.alert_truth()["replica_set_alerts"][0]
+    g, rs = truth["group_id"], truth["replica_set_name"]
+    alert = sim.client().alerts.get(g, truth["alert_id"])
+    assert alert.event_type_name == "NO_PRIMARY" and alert.metric_name is None
+    sim.clear_requests()
+
+    ctx = await call(client, alert, granularity="PT5M")
+
+    assert (ctx.kind, ctx.measurement, ctx.threshold, ctx.host) == (None, None, None, None)
+    assert ctx.note == "the alert carries no metric"
+    assert ctx.frame.columns == LONG and ctx.frame.height == 0
+    assert ctx.measurements == []
+    members = [h for h in sim.client().hosts.list(g) if h.replica_set_name == rs]
+    assert len(members) >= 2
+    assert [(h.id, h.replica_state_name) for h in ctx.hosts] == [
+        (h.id, h.replica_state_name) for h in members
+    ]
+    five = dt.timedelta(minutes=5)
+    assert ctx.granularity == "PT5M"
+    assert ctx.start == floor(alert.created - dt.timedelta(hours=2), five)
+    assert ctx.end == floor(alert.resolved + dt.timedelta(hours=1), five)
+    assert requests_of(sim)[:2] == [
+        get(f"/groups/{g}/hosts", PAGE1),
+        get(f"/groups/{g}/events", f"minDate={q(ctx.start)}&maxDate={q(ctx.end)}&{PAGE1}"),
+    ]
+    # The window's events about its members, its replica set or the alert itself.
+    ids = {h.id for h in members}
+    events = [
+        e
+        for e in sim.client().events.list(g)
+        if ctx.start <= e.created <= ctx.end
+        and (e.host_id in ids or e.replica_set_name == rs or e.alert_id == alert.id)
+    ]
+    assert [e.id for e in ctx.events] == [e.id for e in sorted(events, key=lambda e: e.created)]
+    assert len(ctx.events) > 0
+
+
+def test_the_chart_shows_series_threshold_and_open_span(sim):
+    pytest.importorskip("altair", reason="charts need Altair (pip install altair)")
+    client = sim.client()
+    truth = sim.alert_truth()["disk_alerts"][0]
+    alert = client.alerts.get(truth["group_id"], truth["alert_id"])
+    chart = client.alerts.context(alert).chart(width=300)
+    spec = chart.to_dict()
+    marks = sorted(layer["mark"]["type"] for layer in spec["layer"])
+    assert marks == ["line", "rect", "rule"] and spec["width"] == 300
+    shade, line, rule = spec["layer"]
+    assert (shade["mark"]["type"], rule["mark"]["type"]) == ("rect", "rule")
+    datasets = spec["datasets"]
+    assert datasets[rule["data"]["name"]] == [{"threshold": truth["threshold"]}]
+    span = datasets[shade["data"]["name"]][0]
+    assert span["opened"].startswith(alert.created.strftime("%Y-%m-%dT%H:%M"))
+    assert len(datasets[line["data"]["name"]]) == client.alerts.context(alert).frame.height
+    # No metric: a chart all the same, of the open span alone.
+    rs = sim.alert_truth()["replica_set_alerts"][0]
+    no_metric = client.alerts.get(rs["group_id"], rs["alert_id"])
+    assert (
+        client.alerts.context(no_metric)
+        .chart()
+        .to_dict()["title"]
+        .endswith("(the alert carries no metric)")
+    )
+
+
+def test_a_global_alert_has_its_context_too(sim, client):
+    alert = next(
+        a for a in client.global_alerts.list(status="OPEN") if a.metric_name == "ASSERT_REGULAR"
+    )
+    ctx = client.alerts.context(alert, granularity=dt.timedelta(days=1))
+    assert (ctx.kind, ctx.granularity, ctx.threshold) == ("host", "P1D", 0.0)
+    assert ctx.frame["host_id"].cast(pl.String).unique().to_list() == [alert.host_id]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "argument"),
+    [
+        ({"before": "P1M"}, "before"),
+        ({"after": "soon"}, "after"),
+        ({"after": 3}, "after"),
+        ({"granularity": "PT2M"}, "granularity"),
+    ],
+)
+async def test_options_are_refused_before_any_request(sim, client, aclient, kwargs, argument):
+    a = rows(sim, "project_alerts")[0]
+    sim_alert = client.alerts.get(a["group_id"], a["id"])
+    sim.clear_requests()
+    for c in (client, aclient):
+        with pytest.raises(opsapi.InvalidArgumentError) as e:
+            await call(c, sim_alert, **kwargs)
+        assert f"`{argument}`" in str(e.value)
+    assert sim.requests() == []

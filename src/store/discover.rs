@@ -33,20 +33,34 @@ enum Listed {
     Failed,
 }
 
-/// Discovers the targets of `kinds` at `granularity`, updating what `state` knows of hosts and
-/// which targets are seen, and returns the targets to sync (every one seen).
+/// What discovery looks for.
+pub(crate) struct Scope<'a> {
+    pub kinds: &'a [Kind],
+    pub granularity: Granularity,
+    /// Only these projects (`None`: all).
+    pub projects: Option<&'a [String]>,
+    /// How often a known host's partitions and databases are listed again (ms).
+    pub rediscover_ms: i64,
+}
+
+/// Discovers the targets of the scope's kinds at its granularity, updating what `state` knows
+/// of hosts and which targets are seen, and returns the targets to sync (every one seen).
 pub(crate) async fn discover(
     client: &Client,
     state: &mut State,
-    kinds: &[Kind],
-    granularity: Granularity,
-    rediscover_ms: i64,
+    scope: &Scope<'_>,
     report: &mut SyncReport,
 ) -> Result<Vec<Key>> {
+    let (kinds, granularity, rediscover_ms) = (scope.kinds, scope.granularity, scope.rediscover_ms);
     let groups = client.groups().list().await?;
     report.requests += pages(groups.len());
     let now = client.server_time().timestamp_millis();
-    let group_ids: Vec<String> = groups.iter().filter_map(|g| g.id.clone()).collect();
+    let in_scope = |g: &str| scope.projects.is_none_or(|p| p.iter().any(|x| x == g));
+    let group_ids: Vec<String> = groups
+        .iter()
+        .filter_map(|g| g.id.clone())
+        .filter(|g| in_scope(g))
+        .collect();
     let width = client.max_concurrency();
 
     // The hosts of every project, concurrently.
@@ -82,6 +96,9 @@ pub(crate) async fn discover(
         listed_hosts.iter().cloned().collect();
     // Hosts the store knew that their project's listing (or the project list) no longer has.
     for (key, h) in state.hosts.iter_mut() {
+        if !in_scope(&key.0) {
+            continue;
+        }
         let project_known = listed_projects.contains(&key.0) || !visible.contains(key.0.as_str());
         if project_known && !listed_set.contains(key) {
             h.seen = false;
@@ -192,7 +209,10 @@ pub(crate) async fn discover(
     let wanted: std::collections::BTreeSet<&Key> = out.iter().collect();
     let mut kept = Vec::new();
     for (key, t) in state.targets.iter_mut() {
-        if key.granularity != granularity.as_str() || !kinds.contains(&key.kind) {
+        if key.granularity != granularity.as_str()
+            || !kinds.contains(&key.kind)
+            || !in_scope(&key.group_id)
+        {
             continue;
         }
         let host = (key.group_id.clone(), key.host_id.clone());

@@ -51,6 +51,9 @@ pub enum Targets {
 pub struct SyncOptions {
     /// `Targets::All` (the default) or a list.
     pub targets: Targets,
+    /// With `Targets::All`, only these projects (`None`: every project the key can see). The
+    /// store's targets of other projects are left as they are.
+    pub projects: Option<Vec<String>>,
     /// The kinds of measurements discovery looks for (all three by default).
     pub kinds: Vec<Kind>,
     /// The granularity asked and stored.
@@ -73,6 +76,7 @@ impl std::fmt::Debug for SyncOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SyncOptions")
             .field("targets", &self.targets)
+            .field("projects", &self.projects)
             .field("kinds", &self.kinds)
             .field("granularity", &self.granularity)
             .field("window", &self.window)
@@ -89,6 +93,7 @@ impl SyncOptions {
     pub fn new(granularity: Granularity, window: IsoDuration) -> Self {
         Self {
             targets: Targets::All,
+            projects: None,
             kinds: Kind::ALL.to_vec(),
             granularity,
             window,
@@ -101,6 +106,15 @@ impl SyncOptions {
     /// Only these targets (no discovery).
     pub fn targets(mut self, targets: Vec<Target>) -> Self {
         self.targets = Targets::List(targets);
+        self
+    }
+    /// With `Targets::All`, only these projects.
+    pub fn projects<I, S>(mut self, group_ids: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.projects = Some(group_ids.into_iter().map(Into::into).collect());
         self
     }
     /// The kinds discovery looks for.
@@ -205,7 +219,7 @@ pub(super) struct Plan {
     pub(super) is_new: bool,
 }
 
-/// Targets updated between two checkpoints, at most.
+/// Targets updated between two checkpoints, at most (and a quarter of a smaller sync's).
 const CHECKPOINT_EVERY: usize = 256;
 /// Time between two checkpoints, at most (while targets are being updated).
 const CHECKPOINT_SECS: u64 = 10;
@@ -251,15 +265,13 @@ pub(crate) async fn run(
     let keys: Vec<Key> = match &options.targets {
         Targets::All => {
             let rediscover = i64::try_from(options.rediscover.as_millis()).unwrap_or(i64::MAX);
-            discover::discover(
-                client,
-                &mut state,
-                &options.kinds,
-                options.granularity,
-                rediscover,
-                &mut report,
-            )
-            .await?
+            let scope = discover::Scope {
+                kinds: &options.kinds,
+                granularity: options.granularity,
+                projects: options.projects.as_deref(),
+                rediscover_ms: rediscover,
+            };
+            discover::discover(client, &mut state, &scope, &mut report).await?
         }
         Targets::List(list) => {
             // One request before the windows are computed: they end at the server's now.
@@ -377,6 +389,7 @@ async fn fetch_and_write(
     let mut since_checkpoint = 0;
     let mut last_checkpoint = Instant::now();
     let total = plans.len();
+    let every = (total / 4).clamp(1, CHECKPOINT_EVERY);
     let mut done = 0;
     while let Some((i, result)) = results.next().await {
         done += 1;
@@ -411,7 +424,7 @@ async fn fetch_and_write(
                 });
             }
         }
-        if since_checkpoint >= CHECKPOINT_EVERY
+        if since_checkpoint >= every
             || (since_checkpoint > 0
                 && last_checkpoint.elapsed() >= Duration::from_secs(CHECKPOINT_SECS))
         {

@@ -63,6 +63,8 @@ def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
         "config",
         "measurements",
         "sim",
+        "store",
+        "sync",
     ]
     assert _bash_complete(script, ["opsapi", "--profile", "prod", "al"]) == ["alerts"]
     assert _bash_complete(script, ["opsapi", "alerts", "l"]) == ["list"]
@@ -74,6 +76,9 @@ def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
         "table",
     ]
     assert _bash_complete(script, ["opsapi", "completion", ""]) == ["bash", "fish", "zsh"]
+    assert _bash_complete(script, ["opsapi", "sync", "--ki"]) == ["--kind"]
+    assert _bash_complete(script, ["opsapi", "sync", "--kind", ""]) == ["database", "disk", "host"]
+    assert _bash_complete(script, ["opsapi", "store", ""]) == ["info"]
 
 
 def test_fish_and_zsh_completion_scripts_load(capsys, tmp_path) -> None:
@@ -131,7 +136,7 @@ TREE = parser_tree()
 
 
 def test_the_parser_walk_sees_the_cli() -> None:
-    assert TREE[()][0] == {"alerts", "measurements", "config", "completion", "sim"}
+    assert TREE[()][0] == {"alerts", "measurements", "config", "completion", "sim", "store", "sync"}
     assert {"--profile", "--output", "-o"} <= TREE[()][1]  # the global options
     assert ("alerts", "ack") in TREE and "--yes" in TREE[("alerts", "ack")][1]
 
@@ -212,3 +217,12 @@ def test_every_command_and_option_of_the_parser_completes(capsys, shell) -> None
         where = "opsapi " + " ".join(path)
         assert shown_words == words, (shell, where, words ^ shown_words)
         assert shown_options == options, (shell, where, options ^ shown_options)
+
+
+def test_bash_completes_a_store_folder_as_a_file_name(capsys, tmp_path, monkeypatch) -> None:
+    needs_bash()
+    (tmp_path / "fleet-store").mkdir()
+    monkeypatch.chdir(tmp_path)
+    script = run(capsys, "completion", "bash")[1]
+    assert _bash_complete(script, ["opsapi", "sync", "fle"]) == ["fleet-store"]
+    assert _bash_complete(script, ["opsapi", "store", "info", "fle"]) == ["fleet-store"]

@@ -123,8 +123,13 @@ def calls_in(cell: str) -> set[tuple[str, str]]:
 
 
 # Many requests per call, one per target: named in the sentence after the table, and their
-# requests checked against the table's rows by test_fleet_pulls_send_only_the_rows_requests.
-MANY_REQUESTS = {("measurements", "fleet"), ("measurements", "fleet_to_parquet")}
+# requests checked against the table's rows by test_fleet_pulls_send_only_the_rows_requests
+# (a store's sync: by tests/python/test_store.py, listing and data requests).
+MANY_REQUESTS = {
+    ("measurements", "fleet"),
+    ("measurements", "fleet_to_parquet"),
+    ("measurements", "sync"),
+}
 
 
 def test_every_client_method_has_a_row():

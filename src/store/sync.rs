@@ -8,7 +8,8 @@
 //! the whole fleet's points: what grows with the targets is the manifest (a few hundred bytes
 //! each).
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -223,8 +224,9 @@ pub(super) struct Plan {
 const CHECKPOINT_EVERY: usize = 256;
 /// Time between two checkpoints, at most (while targets are being updated).
 const CHECKPOINT_SECS: u64 = 10;
-/// Targets written at once, each on a blocking thread.
-const WRITERS: usize = 2;
+/// Targets written at once, each on a blocking thread: their fsyncs overlap (see
+/// `durable::sync_dirs`), and each holds one target's new points.
+const WRITERS: usize = 16;
 
 /// The sync behind [`crate::api::measurements::MeasurementsApi::sync`].
 pub(crate) async fn run(
@@ -311,7 +313,7 @@ pub(crate) async fn run(
         }
     }
 
-    fetch_and_write(
+    let dirty = fetch_and_write(
         client,
         &root,
         options,
@@ -337,6 +339,7 @@ pub(crate) async fn run(
     report.files_removed += gone.len() as u64;
     state.generation += 1;
     blocking(move || {
+        durable::sync_dirs(&dirty)?;
         manifest::write(&root, MANIFEST, &state)?;
         durable::remove(&root.join(CHECKPOINT))?;
         for name in &gone {
@@ -352,7 +355,8 @@ pub(crate) async fn run(
 
 /// Asks every planned target (round-robin over projects, `max_concurrency` at once, paced),
 /// writes the new points of each on a blocking thread, and applies each result to `state`,
-/// checkpointing as it goes.
+/// checkpointing as it goes. Returns the folders written since the last checkpoint (to fsync
+/// before the manifest refers to their files).
 #[allow(clippy::too_many_arguments)]
 async fn fetch_and_write(
     client: &Client,
@@ -363,7 +367,7 @@ async fn fetch_and_write(
     now: i64,
     now_grid: i64,
     report: &mut SyncReport,
-) -> Result<()> {
+) -> Result<Vec<PathBuf>> {
     let requests = plans
         .iter()
         .map(|p| target_request(&p.target, &options.query(p.key.kind, p.ask)))
@@ -386,6 +390,7 @@ async fn fetch_and_write(
     let mut results = std::pin::pin!(results);
     let seq = Arc::new(AtomicU64::new(state.next_file));
     let mut writers = FuturesUnordered::new();
+    let mut dirty: BTreeSet<PathBuf> = BTreeSet::new();
     let mut since_checkpoint = 0;
     let mut last_checkpoint = Instant::now();
     let total = plans.len();
@@ -407,13 +412,20 @@ async fn fetch_and_write(
                 error,
             }),
             Ok((_, 0)) => {
-                apply(state, &plans[i], Written::default(), now, report);
+                apply(
+                    state,
+                    &plans[i],
+                    Written::default(),
+                    now,
+                    report,
+                    &mut dirty,
+                );
                 since_checkpoint += 1;
             }
             Ok((m, _)) => {
                 if writers.len() >= WRITERS {
                     if let Some((j, w)) = writers.next().await {
-                        settle(state, &plans, j, w, now, report)?;
+                        settle(state, &plans, j, w, now, report, &mut dirty);
                         since_checkpoint += 1;
                     }
                 }
@@ -429,16 +441,16 @@ async fn fetch_and_write(
                 && last_checkpoint.elapsed() >= Duration::from_secs(CHECKPOINT_SECS))
         {
             state.next_file = seq.load(Ordering::SeqCst);
-            checkpoint(root, state).await?;
+            checkpoint(root, state, std::mem::take(&mut dirty)).await?;
             since_checkpoint = 0;
             last_checkpoint = Instant::now();
         }
     }
     while let Some((j, w)) = writers.next().await {
-        settle(state, &plans, j, w, now, report)?;
+        settle(state, &plans, j, w, now, report, &mut dirty);
     }
     state.next_file = seq.load(Ordering::SeqCst);
-    Ok(())
+    Ok(dirty.into_iter().collect())
 }
 
 /// Applies a writer's result; a failed write is reported as its target's failure (nothing of
@@ -450,19 +462,27 @@ fn settle(
     written: Result<Written>,
     now: i64,
     report: &mut SyncReport,
-) -> Result<()> {
+    dirty: &mut BTreeSet<PathBuf>,
+) {
     match written {
-        Ok(w) => apply(state, &plans[i], w, now, report),
+        Ok(w) => apply(state, &plans[i], w, now, report, dirty),
         Err(error) => report.failed.push(TargetFailure {
             target: plans[i].target.clone(),
             error,
         }),
     }
-    Ok(())
 }
 
 /// One target's answer in the state: its files, how far it was asked, when.
-fn apply(state: &mut State, plan: &Plan, w: Written, now: i64, report: &mut SyncReport) {
+fn apply(
+    state: &mut State,
+    plan: &Plan,
+    w: Written,
+    now: i64,
+    report: &mut SyncReport,
+    dirty: &mut BTreeSet<PathBuf>,
+) {
+    dirty.extend(w.dirs);
     let t = state
         .targets
         .entry(plan.key.clone())
@@ -485,10 +505,15 @@ fn apply(state: &mut State, plan: &Plan, w: Written, now: i64, report: &mut Sync
     }
 }
 
-async fn checkpoint(root: &Path, state: &mut State) -> Result<()> {
+/// Writes the state as the checkpoint, once the folders of the files it refers to are fsynced.
+async fn checkpoint(root: &Path, state: &mut State, dirty: BTreeSet<PathBuf>) -> Result<()> {
     state.generation += 1;
     let (root, snapshot) = (root.to_path_buf(), state.clone());
-    blocking(move || manifest::write(&root, CHECKPOINT, &snapshot)).await
+    blocking(move || {
+        durable::sync_dirs(&dirty.into_iter().collect::<Vec<_>>())?;
+        manifest::write(&root, CHECKPOINT, &snapshot)
+    })
+    .await
 }
 
 /// Runs blocking file work off the async threads.

@@ -17,6 +17,8 @@ pub(super) struct Written {
     pub(super) removed: Vec<String>,
     pub(super) points: u64,
     pub(super) bytes: u64,
+    /// Folders whose entries changed (to fsync before a manifest refers to them).
+    pub(super) dirs: Vec<PathBuf>,
 }
 
 /// Creates the store's folder (and its parent's entry, durably) on first use.
@@ -30,7 +32,9 @@ pub(super) fn create_root(root: &Path) -> Result<()> {
     };
     std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
     let name = root.file_name().map(PathBuf::from).unwrap_or_default();
-    durable::ensure_dir(&parent, &name).map(|_| ())
+    let mut dirty = Vec::new();
+    durable::ensure_dir(&parent, &name, &mut dirty)?;
+    durable::sync_dirs(&dirty)
 }
 
 /// Writes one target's new points, month by month: a file of their own, or merged with the
@@ -45,9 +49,9 @@ pub(super) fn write_target(
     now_grid: i64,
 ) -> Result<Written> {
     let rel = super::target_dir(&plan.key);
-    let dir = durable::ensure_dir(root, &rel)?;
-    let stem = super::file_stem(&plan.key);
     let mut w = Written::default();
+    let dir = durable::ensure_dir(root, &rel, &mut w.dirs)?;
+    let stem = super::file_stem(&plan.key);
     let out = |frame: &mut polars::prelude::DataFrame, month: &str, w: &mut Written| {
         let Some((first, last)) = files::time_range(frame)? else {
             return Ok::<(), Error>(());
@@ -118,7 +122,8 @@ pub(super) fn write_target(
         let mut merged = files::merge(frames)?;
         out(&mut merged, &month, &mut w)?;
     }
-    durable::sync_dir(&dir)?;
+    // Its folder is fsynced with the others' before the next checkpoint refers to its files.
+    w.dirs.push(dir);
     Ok(w)
 }
 

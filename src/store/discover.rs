@@ -237,6 +237,9 @@ pub(crate) async fn discover(
         t.seen = seen;
     }
     out.extend(kept);
+    // A listing that names a partition twice must not make two writers of one target.
+    out.sort();
+    out.dedup();
     Ok(out)
 }
 

@@ -39,8 +39,8 @@ pub(super) fn create_root(root: &Path) -> Result<()> {
 
 /// Writes one target's new points, month by month: a file of their own, or merged with the
 /// month's small files (or all of them) when the month has enough; a past month still in
-/// several files is merged into one. Every file is written whole under a temporary name and
-/// renamed; the folder is fsynced once.
+/// several files is merged into one. Every file is written whole under a temporary name,
+/// fsynced and renamed; the folder is fsynced later, with the others of the same checkpoint.
 pub(super) fn write_target(
     root: &Path,
     plan: &Plan,

@@ -109,6 +109,16 @@ bench-deps: venv
 bench: bench-deps python-build
 	timeout 1800 $(BIN)/python bench/run.py --out bench/RESULTS.md
 	timeout 1800 $(BIN)/python bench/soak.py --out bench/SOAK.md --results bench/RESULTS.md
+	$(STORE_BENCH)
+
+# The measurement store (issue 22): ≥ 200 kills of a syncing process, then the figures of a
+# 1 000-host store under a scaled per-project rate limit; each into its section of
+# bench/RESULTS.md. `make bench-store` runs them alone.
+STORE_BENCH = timeout 1800 $(BIN)/python bench/store_kills.py --results bench/RESULTS.md && \
+	timeout 3600 $(BIN)/python bench/store.py --results bench/RESULTS.md
+.PHONY: bench-store
+bench-store: bench-deps python-build
+	$(STORE_BENCH)
 
 # The soak alone: 10 000 calls, 8 threads + 8 asyncio tasks, 1 % faults, 1 s nonces: failed
 # calls, requests per call, RSS and wall time in bench/SOAK.md and bench/RESULTS.md's "Soak"

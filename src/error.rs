@@ -92,6 +92,13 @@ pub enum Error {
         /// What failed.
         message: String,
     },
+    /// Another process is syncing the same measurement store (a sync that was told not to
+    /// wait for it).
+    #[error("the store {} is locked: another process is syncing it", path.display())]
+    StoreLocked {
+        /// The store's folder.
+        path: std::path::PathBuf,
+    },
     /// A task of the library ended without a result (a bug: please report it).
     #[error("internal error: {0}")]
     Internal(String),

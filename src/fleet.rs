@@ -206,7 +206,7 @@ fn target_requests(targets: &[Target], query: &MeasurementsQuery) -> Result<Vec<
 /// in the order given. A server limits requests per project (and the client then paces each
 /// project): with the targets of one project next to each other, all of the `max_concurrency`
 /// requests in flight would wait on that one project's pace while the others sat idle.
-fn fetch_order(targets: &[Target]) -> Vec<usize> {
+pub(crate) fn fetch_order(targets: &[Target]) -> Vec<usize> {
     let mut projects: Vec<(&str, std::collections::VecDeque<usize>)> = Vec::new();
     for (i, t) in targets.iter().enumerate() {
         match projects.iter_mut().find(|(g, _)| *g == t.group_id()) {
@@ -226,7 +226,7 @@ fn fetch_order(targets: &[Target]) -> Vec<usize> {
 /// Fetches every request in a task of its own, in `order` (at most `max_concurrency` at once,
 /// results in that order, with their index) and applies `then(index, result)` to each decoded
 /// result inside that task.
-fn spawned<T, F>(
+pub(crate) fn spawned<T, F>(
     client: &Client,
     requests: Vec<Request>,
     order: Vec<usize>,

@@ -42,6 +42,8 @@ mod tls;
 
 #[cfg(feature = "sim")]
 pub mod sim;
+#[cfg(feature = "frames")]
+pub mod store;
 
 #[cfg(feature = "python")]
 mod python;

@@ -10,7 +10,7 @@ use crate::models::Measurements;
 
 /// A hive partition value: RFC 3986 unreserved characters as they are, everything else
 /// percent-encoded, as Spark and polars expect (the same set as a request path segment).
-fn hive_value(v: &str) -> String {
+pub(crate) fn hive_value(v: &str) -> String {
     percent_encoding::utf8_percent_encode(v, crate::request::SEGMENT).to_string()
 }
 

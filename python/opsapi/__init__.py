@@ -10,7 +10,7 @@ from __future__ import annotations
 import atexit
 import logging
 
-from . import _native, exceptions
+from . import _native, _store, exceptions
 from . import config as _config
 from ._native import (
     AccessListEntry,
@@ -32,6 +32,8 @@ from ._native import (
     Link,
     Measurements,
     Series,
+    Store,
+    SyncReport,
     SystemInfo,
 )
 from ._native import Alert as Alert
@@ -45,6 +47,8 @@ GlobalAlert = Alert
 # class every model, isinstance check and pickle refers to.
 Client.from_profile = classmethod(_config.from_profile)  # type: ignore[attr-defined,assignment]
 AsyncClient.from_profile = classmethod(_config.from_profile)  # type: ignore[attr-defined,assignment]
+# The store's lazy reader is Python polars' (opsapi._store), set on the native class likewise.
+Store.scan = _store.scan  # type: ignore[attr-defined,method-assign]
 
 __version__: str = _native.__version__
 
@@ -71,6 +75,8 @@ __all__ = [
     "Link",
     "Measurements",
     "Series",
+    "Store",
+    "SyncReport",
     "SystemInfo",
 ]
 # Every exception, as opsapi.exceptions lists them.

@@ -29,6 +29,7 @@ class _Node:
     path: str
     words: list[tuple[str, str]] = field(default_factory=list)  # (word, help)
     options: list[_Option] = field(default_factory=list)
+    files: bool = False  # a positional names a file or folder (its metavar says PATH or FILE)
 
 
 def _nodes(parser: argparse.ArgumentParser, path: str = "") -> list[_Node]:
@@ -42,6 +43,8 @@ def _nodes(parser: argparse.ArgumentParser, path: str = "") -> list[_Node]:
                 children += _nodes(sub, f"{path} {name}")
         elif not action.option_strings:
             node.words += [(str(c), "") for c in action.choices or ()]
+            if not action.choices and any(k in str(action.metavar) for k in ("PATH", "FILE")):
+                node.files = True
         else:
             takes_value = action.nargs != 0
             values: Optional[list[str]] = None
@@ -84,7 +87,14 @@ def _sh_table(nodes: list[_Node], prefix: str) -> str:
         if o.values
         for f in o.flags
     ]
-    return fn("words", words) + fn("opts", opts) + fn("valopts", valopts) + fn("values", values)
+    posfiles = [(n.path, "1" if n.files else "") for n in nodes]
+    return (
+        fn("words", words)
+        + fn("opts", opts)
+        + fn("valopts", valopts)
+        + fn("values", values)
+        + fn("posfiles", posfiles)
+    )
 
 
 def _bash(nodes: list[_Node]) -> str:
@@ -114,6 +124,9 @@ def _bash(nodes: list[_Node]) -> str:
     fi
   elif [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$(_opsapi_opts "$cmdpath")" -- "$cur"))
+  elif [[ -n "$(_opsapi_posfiles "$cmdpath")" ]]; then
+    compopt -o filenames 2>/dev/null
+    COMPREPLY=($(compgen -f -- "$cur"))
   else
     COMPREPLY=($(compgen -W "$(_opsapi_words "$cmdpath")" -- "$cur"))
   fi
@@ -151,6 +164,8 @@ def _zsh(nodes: list[_Node]) -> str:
     fi
   elif [[ "$cur" == -* ]]; then
     compadd -- ${=$(_opsapi_opts "$cmdpath")}
+  elif [[ -n "$(_opsapi_posfiles "$cmdpath")" ]]; then
+    _files
   else
     compadd -- ${=$(_opsapi_words "$cmdpath")}
   fi
@@ -203,6 +218,8 @@ complete -c opsapi -f
     ]
     for n in nodes:
         cond = f"-n {_fq('__opsapi_at ' + _fq(n.path))}"
+        if n.files:
+            out.append(f"complete -c opsapi {cond} -F\n")
         for word, help in n.words:
             out.append(f"complete -c opsapi {cond} -a {_fq(word)} -d {_fq(help)}\n")
         for o in n.options:

@@ -26,6 +26,7 @@ __all__ = [
     "ConfigError",
     "FrameError",
     "OutputError",
+    "StoreLockedError",
 ]
 
 
@@ -182,6 +183,16 @@ class FrameError(OpsApiError):
 
 class OutputError(OpsApiError, OSError):
     """Output could not be written (``path`` names the file or folder)."""
+
+    def __init__(self, message: str, *, path: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class StoreLockedError(OpsApiError):
+    """Another process is syncing the same measurement store (a sync called with
+    ``wait=False``); ``path`` is the store's folder. The lock is an OS file lock: it goes with
+    the process that held it, so a sync that was killed never leaves it behind."""
 
     def __init__(self, message: str, *, path: Optional[str] = None) -> None:
         super().__init__(message)

@@ -27,7 +27,12 @@ class Simulator:
     (0 = a free one), ``bind``, ``worker_threads``, ``log_requests``, ``faults`` (a dict of
     :meth:`set_faults` arguments), ``rate_limit`` (requests per second per project, see
     :meth:`set_rate_limit`), ``cache_bytes`` (the bound of the rendered-body cache, default
-    512 MiB; 0 renders every answer afresh), and ``tls``: serve HTTPS with a certificate
+    512 MiB; 0 renders every answer afresh), ``retention``: how long measurements are kept
+    per granularity (None, the default: every window is served; ``True``: as Ops Manager
+    keeps them, by our reading of its documentation: 10-second data 8 hours, minute data 2
+    days, 5-minute data 8 days, hourly data 63 days, daily data for ever; or a dict
+    ``{"PT1M": seconds or None, ...}`` over those), points older than that left out of every
+    answer, and ``tls``: serve HTTPS with a certificate
     generated at start, signed by an internal CA (``True`` or ``"ca"``) or self-signed as
     ``openssl req -x509`` makes it (``"self-signed"``); :attr:`ca_file` is then the PEM file a
     client trusts it with, and :meth:`client` passes it.
@@ -401,6 +406,32 @@ class Simulator:
         []
         """
         self._sim.clear_injected()
+
+    def add_host(self, group_id: str) -> Optional[str]:
+        """Adds a standalone host to project ``group_id`` and returns its id (None: no such
+        project): it is listed, and answers its partitions, databases and measurements, from
+        now on (the partitions and databases of the project's first mongod, data of its own).
+        With :meth:`remove_host`, the world gains and loses hosts between two syncs of a
+        measurement store, as a fleet does.
+
+        >>> with Simulator(now="2026-03-02T10:00:00Z") as sim:
+        ...     g = sim.group_ids[0]
+        ...     host_id = sim.add_host(g)
+        ...     len(sim.client().hosts.list(g))
+        6
+        """
+        return self._sim.add_host(group_id)
+
+    def remove_host(self, host_id: str) -> bool:
+        """Removes a host: gone from its project's listing, its requests answer 404
+        ``HOST_NOT_FOUND`` from now on. Returns whether there was such a host.
+
+        >>> with Simulator(now="2026-03-02T10:00:00Z") as sim:
+        ...     h = sim.world()["hosts"][0]
+        ...     sim.remove_host(h["id"]), len(sim.client().hosts.list(h["group_id"]))
+        (True, 4)
+        """
+        return self._sim.remove_host(host_id)
 
     @property
     def connections(self) -> int:

@@ -7,7 +7,7 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::sim::{Aim, Fault, Faults, Hold, SimConfig, SimTls, Simulator};
+use crate::sim::{Aim, Fault, Faults, Hold, Retention, SimConfig, SimTls, Simulator};
 
 mod alerts;
 use alerts::alert_row;
@@ -25,6 +25,32 @@ fn seconds(name: &str, s: f64) -> PyResult<Duration> {
 }
 
 /// `rate_limit=`: requests per second per project, or None for no limit.
+/// `retention`: None (every point kept), True (Ops Manager's), or `{granularity: seconds or
+/// None}` over Ops Manager's (granularity as the API spells it, `"PT1M"`).
+fn retention(value: Option<&Bound<'_, PyAny>>) -> PyResult<Retention> {
+    let Some(v) = value.filter(|v| !v.is_none()) else {
+        return Ok(Retention::unlimited());
+    };
+    if let Ok(b) = v.cast::<pyo3::types::PyBool>() {
+        return Ok(if b.is_true() {
+            Retention::ops_manager()
+        } else {
+            Retention::unlimited()
+        });
+    }
+    let bad = || PyValueError::new_err("retention must be None, True or {granularity: seconds}");
+    let mut r = Retention::ops_manager();
+    for (k, keep) in v.cast::<PyDict>().map_err(|_| bad())?.iter() {
+        let g: String = k.extract().map_err(|_| bad())?;
+        let g = crate::Granularity::parse("retention", &g)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let keep: Option<f64> = keep.extract().map_err(|_| bad())?;
+        let keep = keep.map(|s| seconds("retention", s)).transpose()?;
+        r = r.with(g.seconds(), keep);
+    }
+    Ok(r)
+}
+
 fn positive_rate(rate: Option<f64>) -> PyResult<Option<f64>> {
     match rate {
         Some(r) if !(r.is_finite() && r > 0.0) => Err(PyValueError::new_err(format!(
@@ -215,7 +241,7 @@ impl PySimulator {
     #[pyo3(signature = (*, seed = 0, projects = 3, hosts_per_project = 5, global_alerts = None,
                         nonce_lifetime = None, port = 0, bind = None, worker_threads = 1,
                         log_requests = true, tls = None, rate_limit = None,
-                        cache_bytes = None, now = None))]
+                        cache_bytes = None, now = None, retention = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -232,8 +258,10 @@ impl PySimulator {
         rate_limit: Option<f64>,
         cache_bytes: Option<usize>,
         now: Option<&Bound<'_, PyAny>>,
+        retention: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let now = super::args::timestamp(py, "now", now)?;
+        let retention = self::retention(retention)?;
         let mut config = SimConfig {
             seed,
             projects,
@@ -244,6 +272,7 @@ impl PySimulator {
             tls: tls_mode(tls)?,
             rate_limit: positive_rate(rate_limit)?,
             now,
+            retention,
             ..SimConfig::default()
         };
         if let Some(n) = global_alerts {
@@ -576,6 +605,16 @@ impl PySimulator {
     /// The one-shot faults still queued, oldest first, by label.
     fn injected(&self) -> PyResult<Vec<String>> {
         self.with(|s| s.injected().iter().map(Fault::label).collect())
+    }
+
+    /// Adds a standalone host to a project; returns its id (None: no such project).
+    fn add_host(&self, group_id: &str) -> PyResult<Option<String>> {
+        self.with(|s| s.add_host(group_id))
+    }
+
+    /// Removes a host; whether there was one.
+    fn remove_host(&self, host_id: &str) -> PyResult<bool> {
+        self.with(|s| s.remove_host(host_id))
     }
 
     /// Drops every queued one-shot fault.

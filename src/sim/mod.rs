@@ -44,6 +44,7 @@
 //! truth accessors; the server, world and faults have files of their own.)
 
 mod aim;
+mod churn;
 pub mod cli;
 mod clock;
 mod faults;
@@ -52,6 +53,7 @@ mod headroom;
 mod limit;
 mod metrics;
 mod reply;
+mod retention;
 mod rng;
 mod server;
 mod tls;
@@ -65,6 +67,7 @@ use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 pub use aim::{Aim, Hold};
 pub use faults::{Fault, Faults};
 pub use headroom::HeadroomTruth;
+pub use retention::Retention;
 pub use tls::SimTls;
 pub use world::{
     AccessListEntry, Alert, AlertConfig, Database, Event, Finding, Growth, Host, Partition,
@@ -119,6 +122,10 @@ pub struct SimConfig {
     /// second's worth of requests. Requests outside a project (`/globalAlerts`, the access
     /// list) are not limited.
     pub rate_limit: Option<f64>,
+    /// How long measurements are kept at each granularity ([`Retention::unlimited`], the
+    /// default: every window is served; [`Retention::ops_manager`]: as Ops Manager keeps them).
+    /// Points older than that are left out of answers, as the service leaves them out.
+    pub retention: Retention,
 }
 
 impl Default for SimConfig {
@@ -143,6 +150,7 @@ impl Default for SimConfig {
             tls: None,
             shutdown_grace: Duration::from_secs(1),
             rate_limit: None,
+            retention: Retention::unlimited(),
         }
     }
 }

@@ -24,6 +24,8 @@ mod global_alerts;
 mod groups;
 mod hosts;
 mod measurements;
+#[cfg(feature = "frames")] // the measurement store (`opsapi::store`)
+mod store;
 
 mod arguments;
 mod body_cap;

@@ -64,6 +64,8 @@ def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
         "config",
         "measurements",
         "sim",
+        "store",
+        "sync",
     ]
     assert _bash_complete(script, ["opsapi", "--profile", "prod", "al"]) == ["alerts"]
     assert _bash_complete(script, ["opsapi", "alerts", "l"]) == ["list"]
@@ -79,6 +81,9 @@ def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
         "table",
     ]
     assert _bash_complete(script, ["opsapi", "completion", ""]) == ["bash", "fish", "zsh"]
+    assert _bash_complete(script, ["opsapi", "sync", "--ki"]) == ["--kind"]
+    assert _bash_complete(script, ["opsapi", "sync", "--kind", ""]) == ["database", "disk", "host"]
+    assert _bash_complete(script, ["opsapi", "store", ""]) == ["info"]
 
 
 def test_fish_and_zsh_completion_scripts_load(capsys, tmp_path) -> None:
@@ -136,7 +141,9 @@ TREE = parser_tree()
 
 
 def test_the_parser_walk_sees_the_cli() -> None:
-    assert TREE[()][0] == {"alerts", "capacity", "measurements", "config", "completion", "sim"}
+    assert TREE[()][0] == {
+        "alerts", "capacity", "measurements", "config", "completion", "sim", "store", "sync",
+    }  # fmt: skip
     assert {"--profile", "--output", "-o"} <= TREE[()][1]  # the global options
     assert ("alerts", "ack") in TREE and "--yes" in TREE[("alerts", "ack")][1]
 
@@ -237,3 +244,12 @@ def test_project_alerts_and_show_complete(capsys, tmp_path) -> None:
         "opsapi", "alerts", "show", "A1", "--context", "--chart", str(tmp_path / "al"),
     ]  # fmt: skip
     assert _bash_complete(script, words) == [str(tmp_path / "alert.html")]
+
+
+def test_bash_completes_a_store_folder_as_a_file_name(capsys, tmp_path, monkeypatch) -> None:
+    needs_bash()
+    (tmp_path / "fleet-store").mkdir()
+    monkeypatch.chdir(tmp_path)
+    script = run(capsys, "completion", "bash")[1]
+    assert _bash_complete(script, ["opsapi", "sync", "fle"]) == ["fleet-store"]
+    assert _bash_complete(script, ["opsapi", "store", "info", "fle"]) == ["fleet-store"]

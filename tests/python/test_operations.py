@@ -140,10 +140,12 @@ def calls_in(cell: str) -> set[tuple[str, str]]:
 
 # Many requests per call, one per target (or per part of an alert's context): named in the
 # sentences after the table, and their requests checked against the table's rows by
-# test_fleet_pulls_send_only_the_rows_requests and test_contexts_send_only_the_rows_requests.
+# test_fleet_pulls_send_only_the_rows_requests and test_contexts_send_only_the_rows_requests
+# (a store's sync: by tests/python/test_store.py, listing and data requests).
 MANY_REQUESTS = {
     ("measurements", "fleet"),
     ("measurements", "fleet_to_parquet"),
+    ("measurements", "sync"),
     ("alerts", "context"),
 }
 

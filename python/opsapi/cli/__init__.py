@@ -19,7 +19,8 @@ Exit codes a script can rely on:
 4     authentication failed (401) or forbidden (403)
 5     any other error answer from the API, or an undecodable one
 6     transport: connect, TLS, timeout, reset
-7     ``alerts ack``/``unack`` of several alerts: some succeeded, some failed
+7     ``alerts ack``/``unack`` of several alerts: some succeeded, some failed; ``sync``:
+      some targets failed (the others were stored; the next sync asks the failed again)
 ====  =========================================================
 
 On an API failure the one line on stderr is ``error: <errorCode>: <detail>``; ``alerts
@@ -37,12 +38,14 @@ Example::
     $ opsapi --profile prod measurements fleet --disks --granularity PT1H --period P14D \\
           --output out/disks/            # hive-partitioned Parquet, a progress bar on a TTY
     $ opsapi capacity --window 14d             # what runs out first, where and when
+    $ opsapi sync fleet-store --granularity PT1H --window P35D   # only what is new
+    $ opsapi store info fleet-store
     $ opsapi config init --profile prod        # asks; or every answer as a flag
     $ source <(opsapi completion bash)
 
-One module per area (``alerts``, ``capacity``, ``measurements``, ``profiles``, ``text``), each
-adding its commands to the one parser that ``_build_parser`` assembles, so that completion and
-the tests read the whole command tree from one place; ``_base`` holds what they share.
+One module per area (``alerts``, ``capacity``, ``measurements``, ``profiles``, ``store``,
+``text``), each adding its commands to the one parser that ``_build_parser`` assembles, so
+that completion and the tests read the whole command tree from one place; ``_base`` holds what they share.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ import sys
 from collections.abc import Sequence
 from typing import Optional, TextIO
 
-from . import alerts, capacity, measurements, profiles, text
+from . import alerts, capacity, measurements, profiles, store, text
 from ._base import (
     CONFIRM_ABOVE,
     EXIT_API,
@@ -106,6 +109,7 @@ def _build_parser() -> argparse.ArgumentParser:
     text.add_sim_parser(top)
     measurements.add_parser(top)
     capacity.add_parser(top)
+    store.add_parser(top)
     profiles.add_parser(top)
     text.add_completion_parser(top)
     return p
@@ -138,6 +142,8 @@ def main(argv: Optional[Sequence[str]] = None, *, out: Optional[TextIO] = None) 
         "alerts": alerts._cmd_alerts,
         "measurements": measurements._cmd_measurements,
         "capacity": capacity._cmd_capacity,
+        "sync": store._cmd_sync,
+        "store": store._cmd_store,
         "config": profiles._cmd_config,
         "completion": text._cmd_completion,
         "sim": lambda args, out: text._cmd_sim(args, rest),

@@ -48,7 +48,11 @@ fn measurements_query(
 }
 
 /// `targets` (tuples of identifiers) with `kind`: the rule is `Target::from_parts`.
-fn targets(py: Python<'_>, value: &Bound<'_, PyAny>, kind: Option<&str>) -> PyResult<Vec<Target>> {
+pub(crate) fn targets(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+    kind: Option<&str>,
+) -> PyResult<Vec<Target>> {
     let bad = || {
         invalid_argument(
             py,

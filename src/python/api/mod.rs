@@ -14,6 +14,7 @@ mod global_alerts;
 mod groups;
 mod hosts;
 mod measurements;
+mod store;
 
 pub use access_list::{AccessList, AsyncAccessList};
 pub use alert_configs::{AlertConfigs, AsyncAlertConfigs};
@@ -25,6 +26,7 @@ pub use groups::{AsyncGroups, Groups};
 pub use hosts::{AsyncHosts, Hosts};
 pub(crate) use measurements::_check_targets;
 pub use measurements::{AsyncMeasurementsApi, MeasurementsApi};
+pub use store::{Store, SyncReport};
 
 /// Declares the sync and the async class of one resource handle; each holds the client.
 macro_rules! handle_pair {

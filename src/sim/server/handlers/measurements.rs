@@ -69,6 +69,11 @@ impl Ctx<'_> {
                 (s, e)
             }
         };
+        // What the server no longer holds at this granularity is left out.
+        let from = match self.shared.config.retention.oldest(step as u64, now) {
+            Some(oldest) => from.max(oldest),
+            None => from,
+        };
         let first =
             from.div_euclid(step) * step + if from.rem_euclid(step) == 0 { 0 } else { step };
         let last = to.div_euclid(step) * step;

@@ -25,6 +25,7 @@ pub mod auth;
 mod client;
 pub(crate) mod decode;
 mod error;
+pub mod flavour;
 #[cfg(feature = "frames")]
 pub mod fleet;
 #[cfg(feature = "frames")]
@@ -54,6 +55,7 @@ pub use client::{
 };
 pub use decode::{decode_model, Decode};
 pub use error::{ApiError, Error, Result};
+pub use flavour::{EndpointSet, Flavour, Operation};
 pub use iso8601::IsoDuration;
 pub use models::{
     AccessListEntry, Alert, AlertConfig, AlertStatus, CurrentValue, Database, Event, EventDiff,

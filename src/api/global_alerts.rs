@@ -6,6 +6,7 @@ use futures_util::{Stream, StreamExt};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::flavour::Operation;
 use crate::iso8601::{IsoDuration, MAX_DURATION_YEARS};
 use crate::models::time::format_timestamp;
 use crate::models::{AlertStatus, GlobalAlert};
@@ -44,7 +45,11 @@ pub struct GlobalAlerts<'c> {
 /// `GET /globalAlerts` with the filters (paging parameters are added per page).
 pub fn list_request(query: &GlobalAlertsQuery) -> Result<Request> {
     query.validate()?;
-    Ok(Request::get(PathBuilder::new().lit("globalAlerts").finish()).query(query.to_pairs()))
+    Ok(
+        Request::get(PathBuilder::new().lit("globalAlerts").finish())
+            .query(query.to_pairs())
+            .operation(Operation::GlobalAlertsList),
+    )
 }
 
 fn alert_path(alert_id: &str) -> Result<String> {
@@ -56,7 +61,7 @@ fn alert_path(alert_id: &str) -> Result<String> {
 
 /// `GET /globalAlerts/{alert_id}`.
 pub fn get_request(alert_id: &str) -> Result<Request> {
-    Ok(Request::get(alert_path(alert_id)?))
+    Ok(Request::get(alert_path(alert_id)?).operation(Operation::GlobalAlertsGet))
 }
 
 /// `PATCH /globalAlerts/{alert_id}` with `acknowledgedUntil` (resolved against `now`) and
@@ -82,7 +87,8 @@ pub fn acknowledge_request(
 ) -> Result<Request> {
     ack.validate()?;
     let path = alert_path(alert_id)?;
-    let mut req = Request::patch_json(path, &ack.to_body(now)?);
+    let mut req =
+        Request::patch_json(path, &ack.to_body(now)?).operation(Operation::GlobalAlertsAcknowledge);
     if !matches!(ack.until, AckUntil::Until(_)) {
         let ack = ack.clone();
         req.timed_body = Some(TimedBody::new(move |now| {
@@ -122,6 +128,7 @@ impl GlobalAlerts<'_> {
         &self,
         query: &GlobalAlertsQuery,
     ) -> Result<impl Stream<Item = Result<GlobalAlert>> + Send + Unpin + 'static> {
+        self.client.require(Operation::GlobalAlertsList)?;
         Ok(Box::pin(stream_all(
             self.client.clone(),
             list_request(query)?,
@@ -176,6 +183,7 @@ impl GlobalAlerts<'_> {
         alert_ids: &[S],
         ack: &Acknowledgement,
     ) -> Result<Vec<Result<GlobalAlert>>> {
+        self.client.require(Operation::GlobalAlertsAcknowledge)?;
         let requests = acknowledge_many_requests(alert_ids, ack, self.client.server_time())?;
         let client = self.client;
         Ok(futures_util::stream::iter(requests)

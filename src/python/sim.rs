@@ -9,6 +9,8 @@ use pyo3::types::{PyBytes, PyDict};
 
 use crate::sim::{Aim, Fault, Faults, Hold, SimConfig, SimTls, Simulator};
 
+mod flavour;
+
 /// The built-in API simulator on a loopback port. Use `opsapi.testing.Simulator`.
 #[pyclass(frozen, name = "_Simulator", module = "opsapi._native")]
 pub struct PySimulator {
@@ -212,7 +214,8 @@ impl PySimulator {
     #[pyo3(signature = (*, seed = 0, projects = 2, hosts_per_project = 5, global_alerts = None,
                         nonce_lifetime = None, port = 0, bind = None, worker_threads = 1,
                         log_requests = true, tls = None, rate_limit = None,
-                        cache_bytes = None, now = None))]
+                        cache_bytes = None, now = None, flavour = None, token_buckets = None,
+                        token_lifetime = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -229,6 +232,9 @@ impl PySimulator {
         rate_limit: Option<f64>,
         cache_bytes: Option<usize>,
         now: Option<&Bound<'_, PyAny>>,
+        flavour: Option<&str>,
+        token_buckets: Option<&Bound<'_, PyAny>>,
+        token_lifetime: Option<f64>,
     ) -> PyResult<Self> {
         let now = super::args::timestamp(py, "now", now)?;
         let mut config = SimConfig {
@@ -252,6 +258,7 @@ impl PySimulator {
         if let Some(s) = nonce_lifetime {
             config.nonce_lifetime = seconds("nonce_lifetime", s)?;
         }
+        flavour::configure(&mut config, flavour, token_buckets, token_lifetime)?;
         if let Some(b) = bind {
             config.bind = b
                 .parse()
@@ -313,6 +320,9 @@ impl PySimulator {
                 d.set_item("authorized", r.authorized)?;
                 d.set_item("faults", r.faults)?;
                 d.set_item("arrived", r.arrived.as_secs_f64())?;
+                d.set_item("accept", r.accept)?;
+                d.set_item("content_type", r.content_type)?;
+                d.set_item("auth", r.auth)?;
                 Ok(d)
             })
             .collect()

@@ -1,4 +1,6 @@
-//! HTTP Digest authentication (RFC 7616 with MD5 and `qop=auth`, as the service challenges).
+//! HTTP Digest authentication (RFC 7616 with MD5 and `qop=auth`, as the service challenges),
+//! and the credentials of Atlas service accounts (OAuth 2 client credentials; the client's
+//! token cache is in `src/client/oauth.rs`).
 //!
 //! The client keeps the last challenge in a [`DigestSession`] and signs every request up front
 //! with an increasing nonce count, so `N` sequential calls cost `N + 1` HTTP requests (the first
@@ -252,6 +254,48 @@ impl std::fmt::Debug for Credentials {
         f.debug_struct("Credentials")
             .field("public_key", &self.public_key)
             .field("private_key", &"<redacted>")
+            .finish()
+    }
+}
+
+/// An Atlas service account: the OAuth 2 client credentials that buy access tokens at the
+/// token endpoint (`POST /api/oauth/token`). `Debug` shows the client id only.
+///
+/// ```
+/// let sa = opsapi::auth::ServiceAccount::new("mdb_sa_id_1", "mdb_sa_sk_2f0c");
+/// assert_eq!(sa.client_id(), "mdb_sa_id_1");
+/// assert!(!format!("{sa:?}").contains("mdb_sa_sk_2f0c"));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct ServiceAccount {
+    client_id: String,
+    client_secret: String,
+}
+
+impl ServiceAccount {
+    /// A service account from its client id and secret.
+    pub fn new(client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
+        Self {
+            client_id: client_id.into(),
+            client_secret: client_secret.into(),
+        }
+    }
+
+    /// The client id.
+    pub fn client_id(&self) -> &str {
+        &self.client_id
+    }
+
+    pub(crate) fn client_secret(&self) -> &str {
+        &self.client_secret
+    }
+}
+
+impl std::fmt::Debug for ServiceAccount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServiceAccount")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"<redacted>")
             .finish()
     }
 }

@@ -25,6 +25,18 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// The server's flavour does not have the operation (Atlas has no global alerts, for
+    /// example); raised before any request is sent.
+    #[error(
+        "`{operation}` is not available on {flavour}: {}",
+        operation_hint(operation)
+    )]
+    Unsupported {
+        /// The operation, as Python calls it (`global_alerts.list`).
+        operation: &'static str,
+        /// The client's flavour.
+        flavour: crate::Flavour,
+    },
     /// The request could not be sent or its answer not received: connect, TLS or reset.
     #[error("transport error on {method} {path}: {message}")]
     Transport {
@@ -102,6 +114,14 @@ pub enum Error {
     /// A task of the library ended without a result (a bug: please report it).
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+/// Why `flavour` lacks `operation` (by its name).
+fn operation_hint(operation: &str) -> &'static str {
+    crate::Operation::ALL
+        .iter()
+        .find(|op| op.name() == operation)
+        .map_or("it has no such operation", |op| op.missing_because())
 }
 
 impl Error {

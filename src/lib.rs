@@ -4,7 +4,9 @@
 //! Manager public API under `/api/public/v1.0`): every operation over HTTP Digest auth with
 //! one round trip per call, every page of every list, typed models that keep what they do not
 //! know, typed errors, measurements as polars DataFrames, and a built-in simulator of the API
-//! (feature `sim`) for tests, demos and benchmarks.
+//! (feature `sim`) for tests, demos and benchmarks. The same client speaks to Cloud Manager
+//! and to Atlas's Admin API v2 ([`Client::atlas`], [`Flavour`]): the same calls, models and
+//! frames, hosts being Atlas's processes there.
 //!
 //! ```no_run
 //! # async fn run() -> opsapi::Result<()> {
@@ -17,6 +19,12 @@
 //! let q = MeasurementsQuery::period(Granularity::PT1M, "P1D".parse().unwrap());
 //! let m = client.measurements().host("GROUP-ID", "HOST-ID", &q).await?;
 //! println!("{} open alerts, {} data points", open.len(), m.data_point_count());
+//!
+//! // Atlas, with a service account: the same calls (hosts are processes, `hostname:port`).
+//! let atlas = Client::atlas().service_account("CLIENT-ID", "CLIENT-SECRET").build()?;
+//! for p in &atlas.hosts().list("GROUP-ID").await? {
+//!     let m = atlas.measurements().host("GROUP-ID", p.id.as_deref().unwrap(), &q).await?;
+//! }
 //! # Ok(()) }
 //! ```
 
@@ -25,6 +33,7 @@ pub mod auth;
 mod client;
 pub(crate) mod decode;
 mod error;
+pub mod flavour;
 #[cfg(feature = "frames")]
 pub mod fleet;
 #[cfg(feature = "frames")]
@@ -58,6 +67,7 @@ pub use client::{
 };
 pub use decode::{decode_model, Decode};
 pub use error::{ApiError, Error, Result};
+pub use flavour::{EndpointSet, Flavour, Operation};
 pub use iso8601::IsoDuration;
 pub use models::{
     AccessListEntry, Alert, AlertConfig, AlertStatus, CurrentValue, Database, Event, EventDiff,

@@ -6,6 +6,7 @@ pub use reqwest::Method;
 use url::Url;
 
 use crate::error::{Error, Result};
+use crate::flavour::{Flavour, Operation};
 
 /// The path of the API under the server's address.
 pub const API_PATH: &str = "/api/public/v1.0";
@@ -35,6 +36,13 @@ pub struct Request {
     /// again for each attempt from the server's clock ([`crate::Client::server_time`]), in
     /// place of `body`, which shows it as of when the request was built.
     pub(crate) timed_body: Option<TimedBody>,
+    /// The operation it is (set by `<op>_request()`), which [`Request::for_flavour`] reads.
+    pub operation: Option<Operation>,
+    /// Atlas: the version of the operation's versioned media type (`2023-01-01`), sent in
+    /// `Accept` (and `Content-Type` with a body); `None` for plain `application/json`.
+    pub version: Option<&'static str>,
+    /// The flavour the path and version are for (`None`: Ops Manager's, as built).
+    pub(crate) flavour: Option<Flavour>,
 }
 
 /// A body made from the server's now when the request is sent.
@@ -78,6 +86,59 @@ impl Request {
             query: Vec::new(),
             body: None,
             timed_body: None,
+            operation: None,
+            version: None,
+            flavour: None,
+        }
+    }
+
+    /// Tags the request with the operation it is.
+    pub fn operation(mut self, operation: Operation) -> Self {
+        self.operation = Some(operation);
+        self
+    }
+
+    /// The request as `flavour` takes it: its path there (on Atlas, `processes` for `hosts`)
+    /// and its versioned media type; [`Error::Unsupported`] when the flavour lacks the
+    /// operation. The client applies it to every request it sends, so that nothing that
+    /// cannot work is sent. A request without an operation is sent as it is.
+    ///
+    /// ```
+    /// use opsapi::{api::global_alerts, Error, Flavour, GlobalAlertsQuery};
+    /// let req = global_alerts::list_request(&GlobalAlertsQuery::new()).unwrap();
+    /// let e = req.for_flavour(Flavour::Atlas).unwrap_err();
+    /// assert!(matches!(e, Error::Unsupported { operation: "global_alerts.list", flavour: Flavour::Atlas }));
+    /// ```
+    pub fn for_flavour(mut self, flavour: Flavour) -> Result<Self> {
+        let Some(op) = self.operation else {
+            return Ok(self);
+        };
+        if !flavour.supports(op) {
+            return Err(Error::Unsupported {
+                operation: op.name(),
+                flavour,
+            });
+        }
+        let from = self.flavour.unwrap_or_default();
+        if let Some(path) = crate::flavour::path_for(from, flavour, op, &self.path) {
+            self.path = path;
+        }
+        self.version = flavour.version(op);
+        self.flavour = Some(flavour);
+        Ok(self)
+    }
+
+    /// Whether [`Request::for_flavour`] would change it (the client then sends a copy).
+    pub(crate) fn needs_flavour(&self, flavour: Flavour) -> bool {
+        self.operation.is_some() && self.flavour.unwrap_or_default() != flavour
+    }
+
+    /// The `Accept` header: the versioned media type of Atlas
+    /// (`application/vnd.atlas.2023-01-01+json`), else `application/json`.
+    pub fn accept(&self) -> std::borrow::Cow<'static, str> {
+        match self.version {
+            Some(v) => format!("application/vnd.atlas.{v}+json").into(),
+            None => "application/json".into(),
         }
     }
 

@@ -149,6 +149,60 @@ fn measurements_decode_into_columns_and_round_trip() {
 }
 
 #[test]
+fn atlas_examples_decode_exactly() {
+    let m: Measurements = round_trip("atlas-process-measurements-gofixture.json");
+    let process = Some("shard-00-00.mongodb.net:27017");
+    assert_eq!(
+        (m.host_id.as_deref(), m.process_id.as_deref()),
+        (process, process)
+    );
+    assert_eq!(m.group_id.as_deref(), Some("12345678"));
+    assert_eq!(m.granularity.as_deref(), Some("PT1M"));
+    assert_eq!(m.series.len(), 1);
+    assert_eq!(m.series[0].name, "ASSERT_REGULAR");
+    assert_eq!(m.series[0].units.as_deref(), Some("SCALAR_PER_SECOND"));
+    assert_eq!(m.series[0].values, vec![None, None]);
+    assert_eq!(m.links[1].rel, "http://mms.mongodb.com/host");
+    assert_eq!(m.start.unwrap().to_rfc3339(), "2017-08-22T20:30:45+00:00");
+
+    let list = json(&fixture("atlas-list-project-alerts-gofixture.json"));
+    assert_eq!(list["totalCount"], 1);
+    let item = &list["results"][0];
+    let a: Alert = decode_model(&serde_json::to_vec(item).unwrap()).unwrap();
+    assert_eq!(serde_json::to_value(&a).unwrap(), *item);
+    assert_eq!(a.id.as_deref(), Some("533dc40ae4b00835ff81eaee"));
+    assert_eq!(a.group_id.as_deref(), Some("535683b3794d371327b"));
+    assert_eq!(
+        a.event_type_name.as_deref(),
+        Some("OUTSIDE_METRIC_THRESHOLD")
+    );
+    // Fields of an alert configuration this model does not have are kept, not dropped.
+    assert_eq!(a.raw()["matchers"][0]["fieldName"], "HOSTNAME_AND_PORT");
+
+    let acked: Alert = round_trip("atlas-ack-project-alert-gofixture.json");
+    assert_eq!(acked.status, Some(opsapi::AlertStatus::Open));
+    assert_eq!(
+        acked.acknowledged_until.unwrap().to_rfc3339(),
+        "2016-10-01T04:00:00+00:00"
+    );
+    assert_eq!(
+        acked.acknowledgement_comment.as_deref(),
+        Some("This is normal. Please ignore.")
+    );
+    assert_eq!(
+        acked.acknowledging_username.as_deref(),
+        Some("someuser@example.com")
+    );
+    let cv = acked.current_value.unwrap();
+    assert_eq!((cv.number, cv.units.as_deref()), (Some(0.0), Some("RAW")));
+    assert_eq!(
+        acked.metric_name.as_deref(),
+        Some("ASSERTS_REGULAR"),
+        "as the fixture spells it"
+    );
+}
+
+#[test]
 fn measurement_values_are_f64_not_f32() {
     // 1 TiB + 64 KiB: a float32 would round it to 1 TiB.
     let body = br#"{"measurements":[{"name":"DISK_PARTITION_SPACE_USED","units":"BYTES","dataPoints":[{"timestamp":"2024-01-01T00:00:00Z","value":1099511693312}]}]}"#;

@@ -3,7 +3,7 @@ import builtins
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta
 from os import PathLike
-from typing import Any, ClassVar, NoReturn, Optional, Union, final, overload
+from typing import Any, ClassVar, Literal, NoReturn, Optional, Union, final, overload
 
 import polars as pl
 
@@ -16,6 +16,7 @@ LONG_KEY_COLUMNS: tuple[str, ...]
 _Timestamp = Union[datetime, str]
 _Duration = Union[str, timedelta]
 _Progress = Union[bool, Callable[[int, int, str, bool], object], None]
+_Flavour = Literal["ops-manager", "cloud-manager", "atlas"]
 # With keep_going=True, fleet returns (frame, failures): failures has the columns
 # group_id, host_id, partition_name, database_name, status, error_code, error.
 _FleetResult = Union[pl.DataFrame, tuple[pl.DataFrame, pl.DataFrame]]
@@ -924,7 +925,26 @@ class Client:
         ca_file: Union[str, PathLike[str], None] = None,
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,  # 256 MiB
-        rate_limit: Optional[float] = None,  # requests per second per project
+        rate_limit: Union[float, dict[str, float], None] = None,  # per second per project
+        flavour: Optional[_Flavour] = None,  # from the base URL
+    ) -> Client: ...
+    @classmethod
+    def atlas(
+        cls,
+        *,
+        public_key: Optional[str] = None,
+        private_key: Optional[str] = None,
+        client_id: Optional[str] = None,
+        client_secret: Optional[str] = None,
+        base_url: Optional[str] = None,  # https://cloud.mongodb.com
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        max_concurrency: Optional[int] = None,
+        verify: Optional[bool] = None,
+        ca_file: Union[str, PathLike[str], None] = None,
+        user_agent: Optional[str] = None,
+        max_response_bytes: Optional[int] = None,
+        rate_limit: Union[float, dict[str, float], None] = None,
     ) -> Client: ...
     @classmethod
     def from_env(
@@ -937,7 +957,7 @@ class Client:
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
         ca_file: Union[str, PathLike[str], None] = None,
-        rate_limit: Optional[float] = None,
+        rate_limit: Union[float, dict[str, float], None] = None,
     ) -> Client: ...
     # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
     @classmethod
@@ -957,6 +977,8 @@ class Client:
     ) -> Client: ...
     @property
     def base_url(self) -> str: ...
+    @property
+    def flavour(self) -> _Flavour: ...
     @property
     def server_version(self) -> Optional[str]: ...
     @property
@@ -993,7 +1015,26 @@ class AsyncClient:
         ca_file: Union[str, PathLike[str], None] = None,
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,  # 256 MiB
-        rate_limit: Optional[float] = None,  # requests per second per project
+        rate_limit: Union[float, dict[str, float], None] = None,  # per second per project
+        flavour: Optional[_Flavour] = None,  # from the base URL
+    ) -> AsyncClient: ...
+    @classmethod
+    def atlas(
+        cls,
+        *,
+        public_key: Optional[str] = None,
+        private_key: Optional[str] = None,
+        client_id: Optional[str] = None,
+        client_secret: Optional[str] = None,
+        base_url: Optional[str] = None,  # https://cloud.mongodb.com
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        max_concurrency: Optional[int] = None,
+        verify: Optional[bool] = None,
+        ca_file: Union[str, PathLike[str], None] = None,
+        user_agent: Optional[str] = None,
+        max_response_bytes: Optional[int] = None,
+        rate_limit: Union[float, dict[str, float], None] = None,
     ) -> AsyncClient: ...
     @classmethod
     def from_env(
@@ -1006,7 +1047,7 @@ class AsyncClient:
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
         ca_file: Union[str, PathLike[str], None] = None,
-        rate_limit: Optional[float] = None,
+        rate_limit: Union[float, dict[str, float], None] = None,
     ) -> AsyncClient: ...
     # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
     @classmethod
@@ -1026,6 +1067,8 @@ class AsyncClient:
     ) -> AsyncClient: ...
     @property
     def base_url(self) -> str: ...
+    @property
+    def flavour(self) -> _Flavour: ...
     @property
     def server_version(self) -> Optional[str]: ...
     @property
@@ -1075,7 +1118,18 @@ class _Simulator:
         cache_bytes: Optional[int] = None,
         now: Union[datetime, str, None] = None,
         retention: Union[bool, dict[str, Optional[float]], None] = None,
+        flavour: Optional[_Flavour] = None,
+        token_buckets: Union[bool, dict[str, tuple[int, float]], None] = None,
+        token_lifetime: Optional[float] = None,
     ) -> _Simulator: ...
+    @property
+    def flavour(self) -> _Flavour: ...
+    @property
+    def api_url(self) -> str: ...
+    @property
+    def client_id(self) -> str: ...
+    @property
+    def client_secret(self) -> str: ...
     @property
     def base_url(self) -> str: ...
     @property

@@ -13,9 +13,19 @@ Unixes, ``~/Library/Application Support/opsapi`` on macOS, ``%APPDATA%\\opsapi``
     # private_key_keyring = true                              (service "opsapi", user "prod")
     ca_file = "/etc/ssl/om-ca.pem"                 # optional, as are timeout, max_retries,
                                                    # max_concurrency, verify, user_agent,
-                                                   # max_response_bytes
+                                                   # max_response_bytes, rate_limit, flavour
 
-The private key itself is never written into (nor read from) the TOML file.
+    [atlas]                                        # an Atlas service account
+    flavour = "atlas"                              # base_url: https://cloud.mongodb.com
+    client_id = "mdb_sa_id_..."
+    client_secret_env = "ATLAS_CLIENT_SECRET"      # or client_secret_file, client_secret_keyring
+
+``flavour`` (``"ops-manager"``, ``"cloud-manager"``, ``"atlas"``) is the base URL's unless
+given; an Atlas profile needs no ``base_url`` and takes an API key (``public_key`` and a
+private key source) or a service account (``client_id`` and a client secret source).
+
+The private key (or client secret) itself is never written into (nor read from) the TOML
+file.
 
 Example::
 
@@ -41,6 +51,7 @@ __all__ = [
     "KEYRING_SERVICE",
     "PROFILE_ENV",
     "Profile",
+    "atlas_arguments",
     "client_arguments",
     "config_path",
     "load_profile",
@@ -59,8 +70,15 @@ KEYRING_SERVICE = "opsapi"
 DEFAULT_PROFILE = "default"
 
 # Settings a profile may hold, with their types; anything else is refused as a likely typo.
-_CONNECTION = {"base_url": str, "public_key": str}
+_CONNECTION = {"base_url": str, "public_key": str, "client_id": str, "flavour": str}
 _KEY_SOURCES = {"private_key_env": str, "private_key_file": str, "private_key_keyring": bool}
+# A service account's secret comes from the same kinds of source, under these names.
+_SECRET_SOURCES = {
+    "client_secret_env": "private_key_env",
+    "client_secret_file": "private_key_file",
+    "client_secret_keyring": "private_key_keyring",
+}
+_FLAVOURS = ("ops-manager", "cloud-manager", "atlas")
 _OPTIONS: dict[str, Union[type, tuple[type, ...]]] = {
     "ca_file": str,
     "verify": bool,
@@ -69,9 +87,14 @@ _OPTIONS: dict[str, Union[type, tuple[type, ...]]] = {
     "max_concurrency": int,
     "user_agent": str,
     "max_response_bytes": int,
-    "rate_limit": (int, float),
+    "rate_limit": (int, float, dict),
 }
-_KNOWN = {**_CONNECTION, **_KEY_SOURCES, **_OPTIONS}
+_KNOWN = {
+    **_CONNECTION,
+    **_KEY_SOURCES,
+    **{k: _KEY_SOURCES[v] for k, v in _SECRET_SOURCES.items()},
+    **_OPTIONS,
+}
 
 
 def config_path() -> Path:
@@ -109,19 +132,32 @@ def _toml_loads(text: str) -> dict[str, Any]:
 class Profile:
     """One profile of the config file. Holds where the private key is, never the key.
 
+    A service account (Atlas) has a ``client_id`` instead of a ``public_key``; the
+    ``private_key_*`` fields then say where its client secret is (``client_secret_*`` in the
+    file).
+
     >>> p = Profile("prod", "https://om:8443", "pub", private_key_env="PROD_KEY")
     >>> p.key_source
     'env PROD_KEY'
+    >>> Profile("atlas", None, client_id="mdb_sa_id_1", private_key_env="SECRET").to_table()
+    {'flavour': 'atlas', 'client_id': 'mdb_sa_id_1', 'client_secret_env': 'SECRET'}
     """
 
     name: str
-    base_url: str
-    public_key: str
+    base_url: Optional[str]
+    public_key: Optional[str] = None
     private_key_env: Optional[str] = None
     private_key_file: Optional[str] = None
     private_key_keyring: bool = False
     options: dict[str, Any] = field(default_factory=dict)
     path: Optional[Path] = None
+    client_id: Optional[str] = None
+    flavour: Optional[str] = None
+
+    @property
+    def secret_name(self) -> str:
+        """What the secret is: ``"private key"`` or (a service account's) ``"client secret"``."""
+        return "client secret" if self.client_id else "private key"
 
     @property
     def key_source(self) -> str:
@@ -138,13 +174,23 @@ class Profile:
         >>> Profile("prod", "https://om:8443", "pub", private_key_env="PROD_KEY").to_table()
         {'base_url': 'https://om:8443', 'public_key': 'pub', 'private_key_env': 'PROD_KEY'}
         """
-        out: dict[str, Any] = {"base_url": self.base_url, "public_key": self.public_key}
-        if self.private_key_env:
-            out["private_key_env"] = self.private_key_env
-        elif self.private_key_file:
-            out["private_key_file"] = self.private_key_file
+        out: dict[str, Any] = {}
+        flavour = self.flavour or ("atlas" if self.client_id else None)
+        if flavour:
+            out["flavour"] = flavour
+        if self.base_url:
+            out["base_url"] = self.base_url
+        if self.client_id:
+            out["client_id"] = self.client_id
         else:
-            out["private_key_keyring"] = True
+            out["public_key"] = self.public_key
+        prefix = "client_secret" if self.client_id else "private_key"
+        if self.private_key_env:
+            out[f"{prefix}_env"] = self.private_key_env
+        elif self.private_key_file:
+            out[f"{prefix}_file"] = self.private_key_file
+        else:
+            out[f"{prefix}_keyring"] = True
         out.update(self.options)
         return out
 
@@ -156,41 +202,42 @@ class Profile:
         >>> key = load_profile("prod").private_key()  # doctest: +SKIP
         """
         where = f"profile {self.name!r}" + (f" of {self.path}" if self.path else "")
+        what = self.secret_name
         if self.private_key_env:
             value = os.environ.get(self.private_key_env)
             if not value:
                 raise ConfigError(
-                    f"{where} takes its private key from the environment variable "
+                    f"{where} takes its {what} from the environment variable "
                     f"{self.private_key_env}, which is not set"
                 )
             return value
         if self.private_key_file:
-            return _read_key_file(Path(self.private_key_file).expanduser(), where)
-        return _keyring_key(self.name, where)
+            return _read_key_file(Path(self.private_key_file).expanduser(), where, what)
+        return _keyring_key(self.name, where, what)
 
 
-def _read_key_file(path: Path, where: str) -> str:
+def _read_key_file(path: Path, where: str, what: str = "private key") -> str:
     try:
         st = path.stat()
     except FileNotFoundError:
-        raise ConfigError(f"{where}: private key file {path} does not exist") from None
+        raise ConfigError(f"{where}: {what} file {path} does not exist") from None
     except OSError as e:
-        raise ConfigError(f"{where}: private key file {path}: {e.strerror}") from None
+        raise ConfigError(f"{where}: {what} file {path}: {e.strerror}") from None
     if not stat.S_ISREG(st.st_mode):
-        raise ConfigError(f"{where}: private key file {path} is not a regular file")
+        raise ConfigError(f"{where}: {what} file {path} is not a regular file")
     # As ssh does with identity files: a key that other users can read is no longer private.
     if os.name == "posix" and st.st_mode & 0o077:
         raise ConfigError(
-            f"{where}: private key file {path} has permissions "
+            f"{where}: {what} file {path} has permissions "
             f"{stat.S_IMODE(st.st_mode):04o}, so other users can read or change it; "
             f"opsapi reads a key file only with 0600 (run: chmod 600 {path})"
         )
     try:
         key = path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{where}: private key file {path} cannot be read: {e}") from None
+        raise ConfigError(f"{where}: {what} file {path} cannot be read: {e}") from None
     if not key:
-        raise ConfigError(f"{where}: private key file {path} is empty")
+        raise ConfigError(f"{where}: {what} file {path} is empty")
     return key
 
 
@@ -205,7 +252,7 @@ def _keyring() -> Any:
     return keyring
 
 
-def _keyring_key(name: str, where: str) -> str:
+def _keyring_key(name: str, where: str, what: str = "private key") -> str:
     keyring = _keyring()
     try:
         key = keyring.get_password(KEYRING_SERVICE, name)
@@ -213,7 +260,7 @@ def _keyring_key(name: str, where: str) -> str:
         raise ConfigError(f"{where}: the system keyring failed: {type(e).__name__}: {e}") from None
     if not key:
         raise ConfigError(
-            f"{where}: no private key in the system keyring (service {KEYRING_SERVICE!r}, "
+            f"{where}: no {what} in the system keyring (service {KEYRING_SERVICE!r}, "
             f"user {name!r}); store one with: opsapi config init --profile {name} --keyring"
         )
     return key
@@ -280,11 +327,12 @@ def _profile(name: str, table: Any, file: Path) -> Profile:
     where = f"profile {name!r} of {file}"
     if not isinstance(table, dict):
         raise ConfigError(f"{file}: {name!r} is not a table; each profile is a [name] table")
-    if "private_key" in table:
-        raise ConfigError(
-            f"{where} holds a private_key: opsapi never reads a key from the config file; "
-            "use private_key_env, private_key_file (mode 0600) or private_key_keyring"
-        )
+    for secret in ("private_key", "client_secret"):
+        if secret in table:
+            raise ConfigError(
+                f"{where} holds a {secret}: opsapi never reads a key from the config file; "
+                f"use {secret}_env, {secret}_file (mode 0600) or {secret}_keyring"
+            )
     for key, value in table.items():
         expected = _KNOWN.get(key)
         if expected is None:
@@ -293,24 +341,45 @@ def _profile(name: str, table: Any, file: Path) -> Profile:
         if wrong or not isinstance(value, expected):
             kind = expected.__name__ if isinstance(expected, type) else "number"
             raise ConfigError(f"{where}: {key} must be a {kind}, not {value!r}")
-    for key in _CONNECTION:
+    flavour = table.get("flavour")
+    if flavour is not None and flavour not in _FLAVOURS:
+        raise ConfigError(
+            f"{where}: flavour must be one of {', '.join(_FLAVOURS)}, not {flavour!r}"
+        )
+    account = "client_id" in table
+    if account and flavour not in (None, "atlas"):
+        raise ConfigError(f"{where}: a service account (client_id) is Atlas's, not {flavour}'s")
+    atlas = account or flavour == "atlas"
+    needed = ["client_id"] if account else ["public_key"]
+    if not atlas:
+        needed.insert(0, "base_url")
+    for key in needed:
         if not table.get(key):
             raise ConfigError(f"{where}: {key} is missing")
-    sources = [k for k in _KEY_SOURCES if table.get(k)]
+    if account and "public_key" in table:
+        raise ConfigError(f"{where}: give public_key or client_id, not both")
+    names = list(_SECRET_SOURCES) if account else list(_KEY_SOURCES)
+    others = [k for k in (_KEY_SOURCES if account else _SECRET_SOURCES) if k in table]
+    if others:
+        raise ConfigError(f"{where}: {others[0]} does not go with {needed[-1]}")
+    sources = [k for k in names if table.get(k)]
     if len(sources) != 1:
         raise ConfigError(
-            f"{where}: give exactly one of private_key_env, private_key_file, "
-            f"private_key_keyring = true (found {', '.join(sources) or 'none'})"
+            f"{where}: give exactly one of {names[0]}, {names[1]}, {names[2]} = true "
+            f"(found {', '.join(sources) or 'none'})"
         )
+    source = _SECRET_SOURCES.get(sources[0], sources[0])
     return Profile(
         name=name,
-        base_url=table["base_url"],
-        public_key=table["public_key"],
-        private_key_env=table.get("private_key_env"),
-        private_key_file=table.get("private_key_file"),
-        private_key_keyring=bool(table.get("private_key_keyring")),
+        base_url=table.get("base_url"),
+        public_key=table.get("public_key"),
+        private_key_env=table[sources[0]] if source == "private_key_env" else None,
+        private_key_file=table[sources[0]] if source == "private_key_file" else None,
+        private_key_keyring=source == "private_key_keyring",
         options={k: v for k, v in table.items() if k in _OPTIONS},
         path=file,
+        client_id=table.get("client_id"),
+        flavour=flavour,
     )
 
 
@@ -340,14 +409,49 @@ def load_profile(name: Optional[str] = None, path: Union[str, Path, None] = None
 def client_arguments(
     name: Optional[str] = None, path: Union[str, Path, None] = None, **overrides: Any
 ) -> tuple[tuple[str, str, str], dict[str, Any]]:
-    """``(base_url, public_key, private_key), options`` for ``Client(*args, **options)``.
+    """``(base_url, public_key, private_key), options`` for ``Client(*args, **options)`` (the
+    options hold ``flavour`` when the profile names one). A profile of Atlas is built with
+    :func:`atlas_arguments` instead.
 
     >>> args, options = client_arguments("prod", timeout=10)  # doctest: +SKIP
     >>> client = opsapi.Client(*args, **options)  # doctest: +SKIP
     """
     p = load_profile(name, path)
     options = {**p.options, **{k: v for k, v in overrides.items() if v is not None}}
-    return (p.base_url, p.public_key, p.private_key()), options
+    if _is_atlas(p):
+        raise ConfigError(
+            f"profile {p.name!r} is an Atlas profile: build it with opsapi.Client.from_profile "
+            "(or Client.atlas(**atlas_arguments(name)))"
+        )
+    if p.flavour:
+        options["flavour"] = p.flavour
+    return (p.base_url or "", p.public_key or "", p.private_key()), options
+
+
+def _is_atlas(p: Profile) -> bool:
+    return bool(p.client_id) or p.flavour == "atlas"
+
+
+def atlas_arguments(
+    name: Optional[str] = None, path: Union[str, Path, None] = None, **overrides: Any
+) -> dict[str, Any]:
+    """The keyword arguments of ``Client.atlas`` for an Atlas profile: ``client_id`` and
+    ``client_secret`` (or ``public_key`` and ``private_key``), ``base_url`` when the profile
+    has one, and its options.
+
+    >>> client = opsapi.Client.atlas(**atlas_arguments("atlas"))  # doctest: +SKIP
+    """
+    p = load_profile(name, path)
+    if not _is_atlas(p):
+        raise ConfigError(f"profile {p.name!r} is not an Atlas profile")
+    out = {**p.options, **{k: v for k, v in overrides.items() if v is not None}}
+    if p.client_id:
+        out.update(client_id=p.client_id, client_secret=p.private_key())
+    else:
+        out.update(public_key=p.public_key, private_key=p.private_key())
+    if p.base_url:
+        out["base_url"] = p.base_url
+    return out
 
 
 def _toml_key(key: str) -> str:
@@ -376,6 +480,8 @@ def _toml_value(v: Any) -> str:
         return repr(v)
     if isinstance(v, str):
         return _toml_str(v)
+    if isinstance(v, dict):  # rate_limit per endpoint set
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
     raise TypeError(f"a profile setting is a str, bool or number, not {type(v).__name__}")
 
 
@@ -434,9 +540,10 @@ def from_profile(
     ca_file: Union[str, os.PathLike[str], None] = None,
     user_agent: Optional[str] = None,
     max_response_bytes: Optional[int] = None,
-    rate_limit: Optional[float] = None,
+    rate_limit: Union[float, dict[str, float], None] = None,
 ) -> Any:
-    """A client from a profile written by ``opsapi config init``.
+    """A client from a profile written by ``opsapi config init``: of Ops Manager, Cloud
+    Manager or (``Client.atlas``) Atlas, as the profile says.
 
     ``name`` defaults to ``$OPSAPI_PROFILE``, then ``"default"``; ``path`` (the config file)
     to :func:`opsapi.config.config_path`. Keyword arguments override the profile's settings.
@@ -445,9 +552,7 @@ def from_profile(
     >>> client = opsapi.Client.from_profile("prod")  # doctest: +SKIP
     >>> client = opsapi.AsyncClient.from_profile("prod", timeout=60)  # doctest: +SKIP
     """
-    args, kwargs = client_arguments(
-        name,
-        path,
+    overrides = dict(
         timeout=timeout,
         max_retries=max_retries,
         max_concurrency=max_concurrency,
@@ -457,4 +562,7 @@ def from_profile(
         max_response_bytes=max_response_bytes,
         rate_limit=rate_limit,
     )
+    if _is_atlas(load_profile(name, path)):
+        return cls.atlas(**atlas_arguments(name, path, **overrides))
+    args, kwargs = client_arguments(name, path, **overrides)
     return cls(*args, **kwargs)

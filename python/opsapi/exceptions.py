@@ -23,6 +23,7 @@ __all__ = [
     "ShutdownError",
     "DecodeError",
     "PagingError",
+    "UnsupportedError",
     "ConfigError",
     "FrameError",
     "OutputError",
@@ -171,6 +172,27 @@ class PagingError(DecodeError):
 
     def __init__(self, message: str, *, path: Optional[str] = None) -> None:
         super().__init__(message, path=path)
+
+
+class UnsupportedError(OpsApiError):
+    """The server's flavour does not have the operation (Atlas and Cloud Manager have no global
+    alerts and no global API access list): raised before any request is sent. ``operation``
+    names it as the client calls it (``"global_alerts.list"``), ``flavour`` is the client's
+    (``"atlas"``).
+
+    >>> try:
+    ...     opsapi.Client.atlas(client_id="id", client_secret="secret").global_alerts.list()
+    ... except opsapi.UnsupportedError as e:
+    ...     print(e.operation, e.flavour)
+    global_alerts.list atlas
+    """
+
+    def __init__(
+        self, message: str, *, operation: Optional[str] = None, flavour: Optional[str] = None
+    ) -> None:
+        super().__init__(message)
+        self.operation = operation
+        self.flavour = flavour
 
 
 class ConfigError(OpsApiError):

@@ -37,6 +37,16 @@ class Simulator:
     ``openssl req -x509`` makes it (``"self-signed"``); :attr:`ca_file` is then the PEM file a
     client trusts it with, and :meth:`client` passes it.
 
+    ``flavour`` serves the same world as ``"ops-manager"`` (the default), ``"cloud-manager"``
+    (without global alerts and the global access list) or ``"atlas"``: its Admin API v2
+    (``/api/atlas/v2``, processes named ``hostname:port`` for hosts, a versioned media type
+    asked of every request, 406 without), a service account (:attr:`client_id`,
+    :attr:`client_secret`; access tokens from ``POST /api/oauth/token``, which has its own
+    bucket of 10 a minute, living ``token_lifetime`` seconds, 3600 by default), ``PT10S``
+    refused below tier M40, and, with ``token_buckets=True`` (or a dict of endpoint set to
+    ``(capacity, per_minute)``), Atlas's token buckets per endpoint set and project.
+    :meth:`client` returns a client of its flavour.
+
     ``now`` (an aware ``datetime`` or an ISO 8601 string) fixes the simulator's clock: the
     world is anchored there, ``period`` windows end there, and the clock stands still until
     :meth:`advance` moves it, so that acknowledgements run out, nonces go stale and rate-limit
@@ -77,6 +87,33 @@ class Simulator:
         return self._sim.base_url
 
     @property
+    def flavour(self) -> str:
+        """``"ops-manager"``, ``"cloud-manager"`` or ``"atlas"``: the server it serves as.
+
+        >>> with Simulator(flavour="atlas") as atlas:
+        ...     atlas.flavour
+        'atlas'
+        """
+        return self._sim.flavour
+
+    @property
+    def api_url(self) -> str:
+        """The address of its API: :attr:`base_url` and the flavour's path
+        (``/api/public/v1.0``, or ``/api/atlas/v2``)."""
+        return self._sim.api_url
+
+    @property
+    def client_id(self) -> str:
+        """The service account's client id (Atlas; with :attr:`client_secret`, what
+        ``Client.atlas(client_id=..., client_secret=...)`` takes)."""
+        return self._sim.client_id
+
+    @property
+    def client_secret(self) -> str:
+        """The service account's client secret."""
+        return self._sim.client_secret
+
+    @property
     def public_key(self) -> str:
         """The Global Owner key's public part."""
         return self._sim.public_key
@@ -106,24 +143,40 @@ class Simulator:
         return self._sim.group_ids
 
     def client(self, **kwargs: Any) -> Client:
-        """An :class:`opsapi.Client` with the Global Owner key (and :attr:`ca_file`, unless
-        given); keyword arguments go to the client.
+        """An :class:`opsapi.Client` of its flavour: the Global Owner key (Ops Manager, Cloud
+        Manager) or the service account (Atlas), and :attr:`ca_file` unless given; keyword
+        arguments go to the client.
 
         >>> client = sim.client(timeout=5)
         >>> client.hosts.list(sim.group_ids[0])
         HostList(len=5, total_count=5)
+        >>> with Simulator(flavour="atlas") as atlas:
+        ...     atlas.client().hosts.list(atlas.group_ids[0])[0].id
+        'rs0-0.prod.example.net:27017'
         """
-        return Client(self.base_url, self.public_key, self.private_key, **self._tls(kwargs))
+        return self._client(Client, kwargs)
 
     def async_client(self, **kwargs: Any) -> AsyncClient:
-        """An :class:`opsapi.AsyncClient` with the Global Owner key (and :attr:`ca_file`,
-        unless given); keyword arguments go to the client.
+        """An :class:`opsapi.AsyncClient` of its flavour (see :meth:`client`); keyword
+        arguments go to the client.
 
         >>> client = sim.async_client()
         >>> await client.hosts.list(sim.group_ids[0])
         HostList(len=5, total_count=5)
         """
-        return AsyncClient(self.base_url, self.public_key, self.private_key, **self._tls(kwargs))
+        return self._client(AsyncClient, kwargs)
+
+    def _client(self, cls: Any, kwargs: dict[str, Any]) -> Any:
+        kwargs = self._tls(kwargs)
+        if self.flavour == "atlas":
+            return cls.atlas(
+                client_id=self.client_id,
+                client_secret=self.client_secret,
+                base_url=self.base_url,
+                **kwargs,
+            )
+        kwargs.setdefault("flavour", self.flavour)
+        return cls(self.base_url, self.public_key, self.private_key, **kwargs)
 
     def _tls(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         ca_file = self.ca_file
@@ -180,9 +233,12 @@ class Simulator:
         """The request log, oldest first: dicts with ``method``, ``path``, ``query`` (the raw
         query string or None), ``body`` (bytes), ``status`` (0: closed without an answer),
         ``signed`` (it carried an ``Authorization`` header), ``authorized`` (its signature was
-        accepted), ``faults`` (the labels of the faults that struck it) and ``arrived``
+        accepted), ``faults`` (the labels of the faults that struck it), ``arrived``
         (seconds after the simulator started, by the machine's monotonic clock, whatever
-        ``now`` says: the gaps between a call's attempts show the waits it honoured).
+        ``now`` says: the gaps between a call's attempts show the waits it honoured),
+        ``accept`` and ``content_type`` (its headers: Atlas's versioned media type names the
+        version asked for) and ``auth`` (the scheme of its ``Authorization``: ``"Digest"``,
+        ``"Bearer"``, ``"Basic"``, or None).
 
         >>> _ = sim.client().groups.list()
         >>> [(r["method"], r["path"], r["status"]) for r in sim.requests()]

@@ -2,6 +2,7 @@
 
 use crate::client::Client;
 use crate::error::Result;
+use crate::flavour::Operation;
 use crate::models::AccessListEntry;
 use crate::paging::{list_all, List};
 use crate::request::{PathBuilder, Request};
@@ -25,12 +26,13 @@ pub fn delete_request(entry_id: &str) -> Result<Request> {
         .lit("accessList")
         .id("entry_id", entry_id)?
         .finish();
-    Ok(Request::delete(path))
+    Ok(Request::delete(path).operation(Operation::AccessListDelete))
 }
 
 /// `GET /admin/accessList` (paging parameters are added per page).
 pub fn list_request() -> Request {
     Request::get(PathBuilder::new().lit("admin").lit("accessList").finish())
+        .operation(Operation::AccessListList)
 }
 
 impl AccessList<'_> {

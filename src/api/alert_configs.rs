@@ -2,6 +2,7 @@
 
 use crate::client::Client;
 use crate::error::Result;
+use crate::flavour::Operation;
 use crate::models::{Alert, AlertConfig};
 use crate::paging::{list_all, AlertList, List};
 use crate::request::{PathBuilder, Request};
@@ -21,7 +22,7 @@ pub fn open_alerts_request(group_id: &str, alert_config_id: &str) -> Result<Requ
         .id("alert_config_id", alert_config_id)?
         .lit("alerts")
         .finish();
-    Ok(Request::get(path))
+    Ok(Request::get(path).operation(Operation::AlertConfigsOpenAlerts))
 }
 
 /// `GET /groups/{group_id}/alertConfigs`.
@@ -31,7 +32,7 @@ pub fn list_request(group_id: &str) -> Result<Request> {
         .id("group_id", group_id)?
         .lit("alertConfigs")
         .finish();
-    Ok(Request::get(path))
+    Ok(Request::get(path).operation(Operation::AlertConfigsList))
 }
 
 impl AlertConfigs<'_> {

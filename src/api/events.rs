@@ -2,6 +2,7 @@
 
 use crate::client::Client;
 use crate::error::Result;
+use crate::flavour::Operation;
 use crate::models::Event;
 use crate::paging::{list_all, List};
 use crate::request::{PathBuilder, Request};
@@ -26,7 +27,7 @@ pub fn get_request(group_id: &str, event_id: &str, include_raw: bool) -> Result<
         .lit("events")
         .id("event_id", event_id)?
         .finish();
-    let req = Request::get(path);
+    let req = Request::get(path).operation(Operation::EventsGet);
     Ok(if include_raw {
         req.query([("includeRaw", "true".to_string())])
     } else {
@@ -41,7 +42,7 @@ pub fn list_request(group_id: &str) -> Result<Request> {
         .id("group_id", group_id)?
         .lit("events")
         .finish();
-    Ok(Request::get(path))
+    Ok(Request::get(path).operation(Operation::EventsList))
 }
 
 impl Events<'_> {

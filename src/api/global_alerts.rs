@@ -10,6 +10,7 @@ pub use super::acknowledgement::{AckUntil, Acknowledgement};
 use super::alerts::check_status_filter;
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::flavour::Operation;
 use crate::models::time::format_timestamp;
 use crate::models::{AlertStatus, GlobalAlert};
 use crate::paging::{list_all, stream_all, AlertList};
@@ -36,7 +37,11 @@ pub struct GlobalAlerts<'c> {
 /// `GET /globalAlerts` with the filters (paging parameters are added per page).
 pub fn list_request(query: &GlobalAlertsQuery) -> Result<Request> {
     query.validate()?;
-    Ok(Request::get(PathBuilder::new().lit("globalAlerts").finish()).query(query.to_pairs()))
+    Ok(
+        Request::get(PathBuilder::new().lit("globalAlerts").finish())
+            .query(query.to_pairs())
+            .operation(Operation::GlobalAlertsList),
+    )
 }
 
 fn alert_path(alert_id: &str) -> Result<String> {
@@ -48,7 +53,7 @@ fn alert_path(alert_id: &str) -> Result<String> {
 
 /// `GET /globalAlerts/{alert_id}`.
 pub fn get_request(alert_id: &str) -> Result<Request> {
-    Ok(Request::get(alert_path(alert_id)?))
+    Ok(Request::get(alert_path(alert_id)?).operation(Operation::GlobalAlertsGet))
 }
 
 /// `PATCH /globalAlerts/{alert_id}` with `acknowledgedUntil` (resolved against `now`) and
@@ -73,7 +78,7 @@ pub fn acknowledge_request(
     now: DateTime<Utc>,
 ) -> Result<Request> {
     ack.validate()?;
-    patch_request(alert_path(alert_id)?, ack, now)
+    Ok(patch_request(alert_path(alert_id)?, ack, now)?.operation(Operation::GlobalAlertsAcknowledge))
 }
 
 impl GlobalAlerts<'_> {
@@ -106,6 +111,7 @@ impl GlobalAlerts<'_> {
         &self,
         query: &GlobalAlertsQuery,
     ) -> Result<impl Stream<Item = Result<GlobalAlert>> + Send + Unpin + 'static> {
+        self.client.require(Operation::GlobalAlertsList)?;
         Ok(Box::pin(stream_all(
             self.client.clone(),
             list_request(query)?,
@@ -160,6 +166,7 @@ impl GlobalAlerts<'_> {
         alert_ids: &[S],
         ack: &Acknowledgement,
     ) -> Result<Vec<Result<GlobalAlert>>> {
+        self.client.require(Operation::GlobalAlertsAcknowledge)?;
         let requests = acknowledge_many_requests(alert_ids, ack, self.client.server_time())?;
         Ok(send_many(self.client, requests).await)
     }

@@ -2,6 +2,7 @@
 
 use crate::client::Client;
 use crate::error::Result;
+use crate::flavour::Operation;
 use crate::models::Group;
 use crate::paging::{list_all, List};
 use crate::request::{PathBuilder, Request};
@@ -14,7 +15,7 @@ pub struct Groups<'c> {
 
 /// `GET /groups`.
 pub fn list_request() -> Request {
-    Request::get(PathBuilder::new().lit("groups").finish())
+    Request::get(PathBuilder::new().lit("groups").finish()).operation(Operation::GroupsList)
 }
 
 /// `GET /groups/{group_id}`.
@@ -23,7 +24,7 @@ pub fn get_request(group_id: &str) -> Result<Request> {
         .lit("groups")
         .id("group_id", group_id)?
         .finish();
-    Ok(Request::get(path))
+    Ok(Request::get(path).operation(Operation::GroupsGet))
 }
 
 impl Groups<'_> {

@@ -2,6 +2,7 @@
 
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::flavour::Operation;
 use crate::models::{Database, Host, Model, Partition};
 use crate::paging::{list_all, HostList};
 use crate::request::{PathBuilder, Request};
@@ -27,7 +28,7 @@ pub(crate) fn host_path(group_id: &str, host_id: &str) -> Result<PathBuilder> {
 /// assert_eq!(req.path, "/groups/g1/hosts/h%2F1");
 /// ```
 pub fn get_request(group_id: &str, host_id: &str) -> Result<Request> {
-    Ok(Request::get(host_path(group_id, host_id)?.finish()))
+    Ok(Request::get(host_path(group_id, host_id)?.finish()).operation(Operation::HostsGet))
 }
 
 /// `GET /groups/{group_id}/hosts`.
@@ -37,14 +38,15 @@ pub fn list_request(group_id: &str) -> Result<Request> {
         .id("group_id", group_id)?
         .lit("hosts")
         .finish();
-    Ok(Request::get(path))
+    Ok(Request::get(path).operation(Operation::HostsList))
 }
 
 /// `GET /groups/{group_id}/hosts/{host_id}/disks`.
 pub fn partitions_request(group_id: &str, host_id: &str) -> Result<Request> {
-    Ok(Request::get(
-        host_path(group_id, host_id)?.lit("disks").finish(),
-    ))
+    Ok(
+        Request::get(host_path(group_id, host_id)?.lit("disks").finish())
+            .operation(Operation::HostsPartitions),
+    )
 }
 
 /// `GET /groups/{group_id}/hosts/{host_id}/databases`.
@@ -54,9 +56,10 @@ pub fn partitions_request(group_id: &str, host_id: &str) -> Result<Request> {
 /// assert_eq!(req.path, "/groups/g1/hosts/h1/databases");
 /// ```
 pub fn databases_request(group_id: &str, host_id: &str) -> Result<Request> {
-    Ok(Request::get(
-        host_path(group_id, host_id)?.lit("databases").finish(),
-    ))
+    Ok(
+        Request::get(host_path(group_id, host_id)?.lit("databases").finish())
+            .operation(Operation::HostsDatabases),
+    )
 }
 
 /// The names of a listing's items (`partitionName`, `databaseName`), every one required: an

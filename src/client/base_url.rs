@@ -4,14 +4,21 @@
 use url::Url;
 
 use crate::error::{Error, Result};
-use crate::request::API_PATH;
+use crate::flavour::Flavour;
 
-/// Accepts `https://host:port`, `https://host:port/`, `https://host:port/api/public/v1.0`
-/// or a prefix behind a proxy (`https://host/ops`), and returns the API's base URL.
+/// Accepts `https://host:port`, `https://host:port/`, the server's address with the
+/// flavour's API path (`https://host:port/api/public/v1.0`, `https://cloud.mongodb.com/api/atlas/v2`)
+/// or a prefix behind a proxy (`https://host/ops`), and returns the API's base URL and the
+/// server's address without it (where the OAuth token endpoint is).
 ///
 /// Messages never echo what could be a secret pasted by mistake: the user info, query and
-/// fragment of the URL are left out and the private key, wherever it is, is masked.
-pub(super) fn normalize_base_url(base: &str, secret: Option<&str>) -> Result<String> {
+/// fragment of the URL are left out and the private key (or client secret), wherever it is,
+/// is masked.
+pub(super) fn normalize_base_url(
+    base: &str,
+    secret: Option<&str>,
+    flavour: Flavour,
+) -> Result<(String, String)> {
     let shown = || redact_url(base, secret);
     let trimmed = base.trim().trim_end_matches('/');
     let url = Url::parse(trimmed).map_err(|e| {
@@ -56,11 +63,24 @@ pub(super) fn normalize_base_url(base: &str, secret: Option<&str>) -> Result<Str
         }
     }
     let s = url.as_str().trim_end_matches('/');
-    Ok(if s.ends_with(API_PATH) {
-        s.to_string()
-    } else {
-        format!("{s}{API_PATH}")
-    })
+    let api = flavour.api_path();
+    if let Some(root) = s.strip_suffix(api) {
+        return Ok((s.to_string(), root.to_string()));
+    }
+    if let Some(other) = Flavour::ALL
+        .into_iter()
+        .find(|f| f.api_path() != api && s.ends_with(f.api_path()))
+    {
+        return Err(Error::invalid_argument(
+            "base_url",
+            format!(
+                "`{}` ends in the path of the {other} API ({}); {flavour}'s is {api}",
+                shown(),
+                other.api_path()
+            ),
+        ));
+    }
+    Ok((format!("{s}{api}"), s.to_string()))
 }
 
 /// A URL as it may be shown in a message: without user info, query or fragment (where keys
@@ -103,6 +123,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_flavour_has_its_api_path() {
+        let atlas = |u| normalize_base_url(u, None, Flavour::Atlas);
+        assert_eq!(
+            atlas("https://cloud.mongodb.com/").unwrap(),
+            (
+                "https://cloud.mongodb.com/api/atlas/v2".to_string(),
+                "https://cloud.mongodb.com".to_string()
+            )
+        );
+        assert_eq!(
+            atlas("http://127.0.0.1:9/api/atlas/v2").unwrap().1,
+            "http://127.0.0.1:9"
+        );
+        let e = atlas("https://cloud.mongodb.com/api/public/v1.0").unwrap_err();
+        assert!(e.to_string().contains("Ops Manager API"), "{e}");
+        let e = normalize_base_url("https://om/api/atlas/v2", None, Flavour::OpsManager);
+        assert!(e.unwrap_err().to_string().contains("`base_url`"));
+    }
+
+    #[test]
     fn base_urls_are_normalized() {
         for (input, want) in [
             ("https://om:8443", "https://om:8443/api/public/v1.0"),
@@ -120,7 +160,12 @@ mod tests {
                 "http://127.0.0.1:1/ops/api/public/v1.0",
             ),
         ] {
-            assert_eq!(normalize_base_url(input, None).unwrap(), want);
+            assert_eq!(
+                normalize_base_url(input, None, Flavour::OpsManager)
+                    .unwrap()
+                    .0,
+                want
+            );
         }
         for bad in [
             "om:8443",
@@ -129,7 +174,10 @@ mod tests {
             "https://om/?x=1",
             "",
         ] {
-            assert!(normalize_base_url(bad, None).is_err(), "{bad}");
+            assert!(
+                normalize_base_url(bad, None, Flavour::OpsManager).is_err(),
+                "{bad}"
+            );
         }
     }
 
@@ -145,12 +193,14 @@ mod tests {
             format!("om:8443/{key}"),
             format!("https://om:8443 {key}"),
         ] {
-            let err = normalize_base_url(&url, Some(key)).unwrap_err().to_string();
+            let err = normalize_base_url(&url, Some(key), Flavour::Atlas)
+                .unwrap_err()
+                .to_string();
             assert!(!err.contains(key), "{err}");
             assert!(err.contains("`base_url`"), "{err}");
         }
         // Without the key at hand, the user info, query and fragment are still left out.
-        let err = normalize_base_url(&format!("https://u:{key}@om"), None)
+        let err = normalize_base_url(&format!("https://u:{key}@om"), None, Flavour::OpsManager)
             .unwrap_err()
             .to_string();
         assert!(!err.contains(key), "{err}");

@@ -71,22 +71,33 @@ pub(crate) struct Pacer {
     projects: Mutex<HashMap<String, Pace>>,
 }
 
+/// The pace a request to `path` keeps: its project's (Ops Manager and Cloud Manager limit a
+/// project's requests together), or, for Atlas, whose token buckets are per endpoint set and
+/// project, that of its `set` in its project (`monitoring/{project}`). Requests outside a
+/// project share one pace.
+pub(crate) fn key(path: &str, set: Option<crate::EndpointSet>) -> String {
+    let project = project_of(path).unwrap_or("");
+    match set {
+        Some(set) => format!("{set}/{project}"),
+        None => project.to_owned(),
+    }
+}
+
 impl Pacer {
-    fn with<T>(&self, path: &str, f: impl FnOnce(&mut Pace) -> T) -> T {
+    fn with<T>(&self, key: &str, f: impl FnOnce(&mut Pace) -> T) -> T {
         let mut projects = self.projects.lock().unwrap_or_else(|e| e.into_inner());
-        let key = project_of(path).unwrap_or("");
         match projects.get_mut(key) {
             Some(p) => f(p),
             None => f(projects.entry(key.to_owned()).or_default()),
         }
     }
 
-    /// When a request to `path` may go out, its slot taken: now, unless the client's
-    /// `rate_limit` (`configured`) or a learned limit paces it; with the generation of the
-    /// project's pace it was taken at (see [`Pacer::still`]).
-    pub(crate) fn slot(&self, path: &str, configured: Option<f64>) -> (Instant, u64) {
+    /// When a request of the pace `key` ([`key`]) may go out, its slot taken: now, unless the
+    /// client's `rate_limit` (`configured`) or a learned limit paces it; with the generation
+    /// of the pace it was taken at (see [`Pacer::still`]).
+    pub(crate) fn slot(&self, key: &str, configured: Option<f64>) -> (Instant, u64) {
         let now = Instant::now();
-        self.with(path, |p| {
+        self.with(key, |p| {
             let rate = match (configured, p.learned.map(|l| l.rate())) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -110,16 +121,16 @@ impl Pacer {
     /// Whether a slot of `generation` still holds: no 429 of the project since it was taken.
     /// A request that waited for its turn on the wire while a 429 taught the project's pace
     /// takes a new slot instead of going out at the old pace into another 429.
-    pub(crate) fn still(&self, path: &str, generation: u64) -> bool {
-        self.with(path, |p| p.generation == generation)
+    pub(crate) fn still(&self, key: &str, generation: u64) -> bool {
+        self.with(key, |p| p.generation == generation)
     }
 
-    /// A 429 for a request to `path` sent at `sent`: learn the limit it states, or lower the
-    /// guess.
-    pub(crate) fn limited(&self, path: &str, error: &ApiError, sent: Instant) {
+    /// A 429 for a request of the pace `key` sent at `sent`: learn the limit it states, or
+    /// lower the guess.
+    pub(crate) fn limited(&self, key: &str, error: &ApiError, sent: Instant) {
         let now = Instant::now();
         let stated = stated_limit(error);
-        self.with(path, |p| {
+        self.with(key, |p| {
             let learned = match (stated, p.learned) {
                 (Some(rate), _) => Learned::Stated(rate),
                 // Known already: a 429 despite it is timing noise; the slot below spaces on.
@@ -137,7 +148,7 @@ impl Pacer {
             if p.learned != Some(learned) {
                 tracing::info!(
                     target: "opsapi",
-                    path, requests_per_second = learned.rate(),
+                    pace = key, requests_per_second = learned.rate(),
                     stated = matches!(learned, Learned::Stated(_)),
                     "pacing requests of this project after a 429"
                 );
@@ -152,15 +163,15 @@ impl Pacer {
 
     /// A request to `path` succeeded: a guessed rate rises a little, and is dropped once it
     /// is well above the rate requests are sent at (see [`HEADROOM`]).
-    pub(crate) fn succeeded(&self, path: &str) {
+    pub(crate) fn succeeded(&self, key: &str) {
         let mut projects = self.projects.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(p) = projects.get_mut(project_of(path).unwrap_or("")) else {
+        let Some(p) = projects.get_mut(key) else {
             return;
         };
         if let Some(Learned::Guessed { rate, since }) = p.learned {
             let rate = rate * INCREASE;
             p.learned = if rate > HEADROOM * observed_rate(&p.recent, Instant::now()) {
-                tracing::debug!(target: "opsapi", path, "a 429's pace no longer limits: dropped");
+                tracing::debug!(target: "opsapi", pace = key, "a 429's pace no longer limits: dropped");
                 None
             } else {
                 Some(Learned::Guessed { rate, since })
@@ -168,10 +179,10 @@ impl Pacer {
         }
     }
 
-    /// The rate `path`'s project is paced at after 429s, if any (tests, logs).
+    /// The rate the pace `key` is paced at after 429s, if any (tests, logs).
     #[cfg(test)]
-    fn learned_rate(&self, path: &str) -> Option<f64> {
-        self.with(path, |p| p.learned.map(|l| l.rate()))
+    fn learned_rate(&self, key: &str) -> Option<f64> {
+        self.with(key, |p| p.learned.map(|l| l.rate()))
     }
 }
 
@@ -187,9 +198,15 @@ fn observed_rate(recent: &VecDeque<Instant>, now: Instant) -> f64 {
     n as f64 / span.as_secs_f64()
 }
 
-/// The limit a 429 states, in requests per second: `parameters` `[resource, N, M]`, or the
-/// detail "… is limited to N requests every M minutes."
+/// The limit a 429 states, in requests per second: Ops Manager's `parameters`
+/// `[resource, N, M]` or detail "… is limited to N requests every M minutes."; Atlas's token
+/// bucket (`RATE_LIMITED_TOKEN_BUCKET`) its refill rate, `parameters`
+/// `[resource, retry after, capacity, N, seconds]` or detail "… Refill rate: N per S
+/// seconds." (once the bucket is empty, requests go through at the refill rate).
 pub(crate) fn stated_limit(error: &ApiError) -> Option<f64> {
+    if error.error_code.as_deref() == Some("RATE_LIMITED_TOKEN_BUCKET") {
+        return refill_rate(error);
+    }
     let from_parameters = match error.parameters.as_slice() {
         [_, n, m, ..] => n.as_f64().zip(m.as_f64()),
         _ => None,
@@ -202,6 +219,22 @@ pub(crate) fn stated_limit(error: &ApiError) -> Option<f64> {
         Some((n.trim().parse().ok()?, m.trim().parse().ok()?))
     })?;
     let rate = n / (minutes * 60.0);
+    (rate.is_finite() && rate > 0.0).then_some(rate)
+}
+
+/// The refill rate of Atlas's token bucket, in requests per second.
+fn refill_rate(error: &ApiError) -> Option<f64> {
+    let from_parameters = match error.parameters.as_slice() {
+        [_, _, _, n, secs, ..] => n.as_f64().zip(secs.as_f64()),
+        _ => None,
+    };
+    let (n, secs) = from_parameters.or_else(|| {
+        let rest = error.detail.as_deref()?.split_once("Refill rate: ")?.1;
+        let (n, rest) = rest.split_once(" per ")?;
+        let (s, _) = rest.split_once(" second")?;
+        Some((n.trim().parse().ok()?, s.trim().parse().ok()?))
+    })?;
+    let rate = n / secs;
     (rate.is_finite() && rate > 0.0).then_some(rate)
 }
 
@@ -226,10 +259,10 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_clients_own_limit_spaces_requests_per_project() {
         let p = Pacer::default();
-        let a = p.slot("/groups/g1/hosts", Some(10.0)).0;
-        let b = p.slot("/groups/g1/hosts/h", Some(10.0)).0;
-        let other = p.slot("/groups/g2/hosts", Some(10.0)).0;
-        let global = p.slot("/globalAlerts", Some(10.0)).0;
+        let a = p.slot(&key("/groups/g1/hosts", None), Some(10.0)).0;
+        let b = p.slot(&key("/groups/g1/hosts/h", None), Some(10.0)).0;
+        let other = p.slot(&key("/groups/g2/hosts", None), Some(10.0)).0;
+        let global = p.slot(&key("/globalAlerts", None), Some(10.0)).0;
         assert_eq!(b - a, Duration::from_millis(100));
         assert_eq!(other, a);
         assert_eq!(global, a);
@@ -240,7 +273,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_stated_limit_paces_that_project_just_under_it() {
         let p = Pacer::default();
-        let path = "/groups/g1/hosts/h/measurements";
+        let path = "g1";
         let (at, generation) = p.slot(path, None);
         assert_eq!(at, Instant::now(), "no pacing before a 429");
         let e = rate_limited(
@@ -258,13 +291,30 @@ mod tests {
         assert!(p.still(path, generation));
         assert_eq!(first, Instant::now() + interval);
         assert_eq!(p.slot(path, None).0 - first, interval);
-        assert_eq!(
-            p.slot("/groups/g2/hosts", None).0,
-            Instant::now(),
-            "other projects"
-        );
+        assert_eq!(p.slot("g2", None).0, Instant::now(), "other projects");
         // The client's own limit wins where it is lower.
         assert_eq!(p.slot(path, Some(1.0)).0 - first, interval * 2);
+    }
+
+    #[test]
+    fn atlas_token_buckets_state_their_refill_rate_and_paces_are_per_set() {
+        // The documented example (mongodb.com/docs/atlas/api/api-rate-limit).
+        let body = include_bytes!("../../tests/fixtures/error-429-atlas-v2.json");
+        let e = ApiError::from_response(429, body, None);
+        assert_eq!(stated_limit(&e), Some(5.0 / 60.0));
+        let mut detail_only = e.clone();
+        detail_only.parameters.clear();
+        assert_eq!(stated_limit(&detail_only), Some(5.0 / 60.0));
+        use crate::EndpointSet::{Events, Monitoring};
+        assert_eq!(
+            key("/groups/g1/processes", Some(Monitoring)),
+            "monitoring/g1"
+        );
+        assert_ne!(
+            key("/groups/g1/events", Some(Events)),
+            key("/groups/g1/processes", Some(Monitoring))
+        );
+        assert_eq!(key("/groups/g1/hosts", None), "g1");
     }
 
     #[test]
@@ -286,7 +336,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_unstated_limit_is_guessed_down_once_per_round_and_rises_again() {
         let p = Pacer::default();
-        let path = "/groups/g1/hosts";
+        let path = "g1";
         let start = Instant::now();
         for _ in 0..40 {
             let _ = p.slot(path, None);
@@ -313,7 +363,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_guess_far_above_the_rate_sent_is_dropped() {
         let p = Pacer::default();
-        let path = "/groups/g1/hosts";
+        let path = "g1";
         let e = rate_limited("Too many requests.", serde_json::json!([]));
         // 100 requests a second, then a stray 429: paced at 70 a second.
         for _ in 0..100 {

@@ -1,19 +1,23 @@
-//! The request pipeline: signing, same-origin redirects, the Digest re-challenge, retries by
-//! the rules documented on [`Client`], the time budget, and bodies read under the size cap.
+//! The request pipeline: the flavour's form of the request, signing (`authenticate.rs`),
+//! same-origin redirects, a 401 answered by the scheme (a new challenge, a new token), retries
+//! by the rules documented on [`Client`], the time budget, and bodies read under the size cap.
+//!
+//! (Over 600 lines: the one pipeline and its error constructors, kept together so that every
+//! rule of an attempt reads in one place.)
 
 use std::time::Duration;
 
 use bytes::Bytes;
 use reqwest::header::{
     HeaderMap, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION, RETRY_AFTER, USER_AGENT,
-    WWW_AUTHENTICATE,
 };
 use reqwest::{Method, StatusCode};
 use tokio::time::Instant;
 use url::Url;
 
+use super::authenticate::{Refusals, Sending};
 use super::{maskable, redact_url, Client, ServiceVersion};
-use crate::auth::{Challenge, Credentials};
+use crate::auth::{Credentials, ServiceAccount};
 use crate::error::{ApiError, Error, Result};
 use crate::request::{build_url, request_target, Request};
 
@@ -43,7 +47,7 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
+pub(crate) fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
     let v = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
     if let Ok(secs) = v.parse::<u64>() {
         return Some(Duration::from_secs(secs));
@@ -142,27 +146,47 @@ impl Client {
     /// and turns error statuses into [`Error::Api`].
     pub(crate) async fn execute(&self, req: &Request) -> Result<Response> {
         let config = &self.inner.config;
+        // The request as the server's flavour takes it (its path, its versioned media type),
+        // or `Unsupported` before anything is sent.
+        let resolved;
+        let req = if req.needs_flavour(config.flavour) {
+            resolved = req.clone().for_flavour(config.flavour)?;
+            &resolved
+        } else {
+            req
+        };
         let deadline = Instant::now() + config.timeout;
         let process = self.process()?;
         let mut url = build_url(&config.base, &req.path, &req.query)?;
         let method = req.method.clone();
+        let pace = super::pace::key(
+            &req.path,
+            (config.flavour == crate::Flavour::Atlas)
+                .then(|| req.operation.map(|op| op.endpoint_set()))
+                .flatten(),
+        );
+        let rate = config
+            .rate_limit
+            .of(req.operation.map(|op| op.endpoint_set()));
+        let accept = reqwest::header::HeaderValue::from_str(&req.accept())
+            .map_err(|e| Error::Internal(format!("an Accept header: {e}")))?;
         let mut retries: u32 = 0;
         let mut redirects: u32 = 0;
         // An attempt that may have reached the server was made (for DELETE's 404 rule).
         let mut reached = false;
-        // A signed request refused with a new challenge is sent once more with it; so is the
-        // unsigned first request of a fresh client (the handshake).
-        let mut signed_refusals = 0;
-        let mut unsigned_refusals = 0;
-        // A fresh client knows no challenge yet: one request fetches it, the others wait.
-        let mut handshake = match &process.session {
-            Some(s) if !s.has_challenge() => {
-                let guard = tokio::time::timeout_at(deadline, process.handshake.lock())
-                    .await
-                    .map_err(|_| self.timeout_error(req))?;
-                (!s.has_challenge()).then_some(guard)
-            }
-            _ => None,
+        // A signed request refused with a new challenge (or an expired token) is sent once
+        // more; so is the unsigned first request of a fresh client (the handshake).
+        let mut refusals = Refusals::default();
+        let sending = Sending {
+            client: self,
+            method: method.as_str(),
+            path: &req.path,
+            deadline,
+        };
+        let auth = process.auth.as_deref();
+        let mut handshake = match auth {
+            Some(a) => a.begin(&sending).await?,
+            None => None,
         };
         loop {
             // The request's slot of its project's pace, then its turn on the wire (a permit,
@@ -170,7 +194,7 @@ impl Client {
             // attempt). A 429 that taught the pace meanwhile makes the slot stale: take
             // another.
             let (sent, mut permit) = loop {
-                let (at, generation) = self.inner.pacer.slot(&req.path, config.rate_limit);
+                let (at, generation) = self.inner.pacer.slot(&pace, rate);
                 if at > deadline {
                     return Err(self.timeout_error(req));
                 }
@@ -181,7 +205,7 @@ impl Client {
                     .await
                     .map_err(|_| self.timeout_error(req))?
                     .map_err(|_| self.timeout_error(req))?;
-                if self.inner.pacer.still(&req.path, generation) {
+                if self.inner.pacer.still(&pace, generation) {
                     break (at, Some(permit));
                 }
             };
@@ -190,25 +214,26 @@ impl Client {
                 return Err(self.timeout_error(req));
             }
             let target = request_target(&url);
-            let signed = process
-                .session
-                .as_ref()
-                .and_then(|s| s.sign(method.as_str(), &target));
+            let signed = match auth {
+                Some(a) => a.authorization(&sending, &target).await?,
+                None => None,
+            };
             let mut rb = process
                 .http
                 .request(method.clone(), url.clone())
                 .timeout(remaining)
-                .header(ACCEPT, "application/json")
+                .header(ACCEPT, accept.clone())
                 .header(USER_AGENT, config.user_agent.clone());
             if let Some(s) = &signed {
-                rb = rb.header(AUTHORIZATION, &s.header);
+                rb = rb.header(AUTHORIZATION, s.header.clone());
             }
             let body = match &req.timed_body {
                 Some(timed) => Some(timed.at(self.server_time())?),
                 None => req.body.clone(),
             };
             if let Some(body) = body {
-                rb = rb.header(CONTENT_TYPE, "application/json").body(body);
+                // Atlas takes a body in the operation's versioned media type too.
+                rb = rb.header(CONTENT_TYPE, accept.clone()).body(body);
             }
             let started = std::time::Instant::now();
             let mut resp = match rb.send().await {
@@ -248,46 +273,21 @@ impl Client {
             }
 
             if status == StatusCode::UNAUTHORIZED {
-                let challenge = resp
-                    .headers()
-                    .get_all(WWW_AUTHENTICATE)
-                    .iter()
-                    .filter_map(|h| h.to_str().ok())
-                    .find_map(|h| Challenge::parse(h).ok());
-                // A signed request refused right after this request's own handshake is tried
-                // again only for a stale nonce: a plain refusal then means wrong credentials.
-                let fresh_challenge_refused = signed.is_some()
-                    && unsigned_refusals > 0
-                    && !challenge.as_ref().is_some_and(|c| c.stale);
-                let refusals = if signed.is_some() {
-                    &mut signed_refusals
-                } else {
-                    &mut unsigned_refusals
-                };
-                if let (Some(challenge), Some(session), 0, false) = (
-                    challenge,
-                    &process.session,
-                    *refusals,
-                    fresh_challenge_refused,
-                ) {
-                    tracing::debug!(
-                        target: "opsapi",
-                        method = %method, path = %req.path, stale = challenge.stale,
-                        signed = signed.is_some(), "digest challenge"
-                    );
-                    session.update(challenge);
+                let again = auth.is_some_and(|a| {
+                    a.refused(&sending, signed.as_ref(), resp.headers(), &mut refusals)
+                });
+                if again {
                     drop(handshake.take());
-                    *refusals += 1;
                     // Read the 401 body so that the connection can be reused.
                     let _ = read_some(&mut resp, 64 << 10).await;
                     continue;
                 }
             }
             drop(handshake.take());
-            // The server took the signature (anything but a 401): a nonce that expires again
-            // while this request waits for a retry is another stale nonce, answered again.
+            // The server took the signature (anything but a 401): a nonce (or token) that
+            // expires again while this request waits for a retry is answered again.
             if status != StatusCode::UNAUTHORIZED {
-                signed_refusals = 0;
+                refusals.signed = 0;
             }
 
             let headers = std::mem::take(resp.headers_mut());
@@ -313,7 +313,7 @@ impl Client {
                     }
                 };
                 self.log_request(req, status, started, body.len());
-                self.inner.pacer.succeeded(&req.path);
+                self.inner.pacer.succeeded(&pace);
                 if let Some(v) = service_version(&headers) {
                     *self
                         .inner
@@ -345,7 +345,7 @@ impl Client {
             // hold up a listing or a fleet pull: 1.3x the minimum instead of 1.06x).
             let mut retry_after = retry_after;
             if status == StatusCode::TOO_MANY_REQUESTS {
-                self.inner.pacer.limited(&req.path, &api, sent);
+                self.inner.pacer.limited(&pace, &api, sent);
                 let stated = crate::client::pace::stated_limit(&api);
                 if stated.is_some_and(|r| r >= 2.0)
                     && retry_after.is_none_or(|d| d <= Duration::from_secs(1))
@@ -385,8 +385,34 @@ impl Client {
         retry_after: Option<Duration>,
         err: &Error,
     ) -> bool {
+        let allowed = may_retry(&req.method, fault);
+        self.retry_as(
+            req.method.as_str(),
+            &req.path,
+            allowed,
+            retries,
+            deadline,
+            retry_after,
+            err,
+        )
+        .await
+    }
+
+    /// [`Client::retry`] of any request (the token endpoint's too): `allowed` says whether
+    /// the rules let it be sent again after its fault.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn retry_as(
+        &self,
+        method: &str,
+        path: &str,
+        allowed: bool,
+        retries: &mut u32,
+        deadline: Instant,
+        retry_after: Option<Duration>,
+        err: &Error,
+    ) -> bool {
         let config = &self.inner.config;
-        if !may_retry(&req.method, fault) || *retries >= config.max_retries {
+        if !allowed || *retries >= config.max_retries {
             return false;
         }
         let attempt = *retries + 1;
@@ -403,7 +429,7 @@ impl Client {
         if Instant::now() + delay >= deadline {
             tracing::debug!(
                 target: "opsapi",
-                method = %req.method, path = %req.path, delay_ms = delay.as_millis() as u64,
+                method, path, delay_ms = delay.as_millis() as u64,
                 "not retrying: the wait would outlast the time budget"
             );
             return false;
@@ -411,8 +437,8 @@ impl Client {
         *retries = attempt;
         tracing::warn!(
             target: "opsapi",
-            method = %req.method,
-            path = %req.path,
+            method,
+            path,
             attempt,
             max_retries = config.max_retries,
             delay_ms = delay.as_millis() as u64,
@@ -476,12 +502,17 @@ impl Client {
         Ok(Some(next))
     }
 
+    /// The secret to keep out of messages: the private key or the client secret.
     fn secret(&self) -> Option<&str> {
-        self.inner
-            .config
-            .credentials
+        let c = &self.inner.config;
+        c.credentials
             .as_ref()
             .map(Credentials::private_key)
+            .or_else(|| {
+                c.service_account
+                    .as_ref()
+                    .map(ServiceAccount::client_secret)
+            })
     }
 
     fn log_request(
@@ -503,9 +534,13 @@ impl Client {
     }
 
     fn timeout_error(&self, req: &Request) -> Error {
+        self.timeout_error_of(req.method.as_str(), &req.path)
+    }
+
+    pub(crate) fn timeout_error_of(&self, method: &str, path: &str) -> Error {
         Error::Timeout {
-            method: req.method.to_string(),
-            path: req.path.clone(),
+            method: method.to_string(),
+            path: path.to_string(),
             timeout: self.inner.config.timeout,
         }
     }
@@ -519,16 +554,20 @@ impl Client {
     }
 
     fn transport_error(&self, req: &Request, e: reqwest::Error) -> Error {
+        self.transport_error_of(req.method.as_str(), &req.path, e)
+    }
+
+    pub(crate) fn transport_error_of(&self, method: &str, path: &str, e: reqwest::Error) -> Error {
         if e.is_timeout() {
-            return self.timeout_error(req);
+            return self.timeout_error_of(method, path);
         }
         // reqwest names the URL in its messages; the path is named by this error already,
         // and the base URL is the user's own (where a key could have been pasted).
         let e = e.without_url();
         let message = crate::tls::with_hint(error_chain(&e), &e);
         Error::Transport {
-            method: req.method.to_string(),
-            path: req.path.clone(),
+            method: method.to_string(),
+            path: path.to_string(),
             message: match maskable(self.secret()) {
                 Some(k) => message.replace(k, "***"),
                 None => message,

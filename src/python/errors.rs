@@ -89,6 +89,11 @@ fn build(py: Python<'_>, err: Error) -> PyResult<PyErr> {
             kw.set_item("body_start", body_start)?;
             ("DecodeError", PyTuple::new(py, [message])?)
         }
+        Error::Unsupported { operation, flavour } => {
+            kw.set_item("operation", operation)?;
+            kw.set_item("flavour", flavour.as_str())?;
+            ("UnsupportedError", PyTuple::new(py, [message])?)
+        }
         Error::Paging { path, .. } => {
             kw.set_item("path", path)?;
             ("PagingError", PyTuple::new(py, [message])?)

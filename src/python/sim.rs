@@ -12,6 +12,8 @@ use crate::sim::{Aim, Fault, Faults, Hold, Retention, SimConfig, SimTls, Simulat
 mod alerts;
 use alerts::alert_row;
 
+mod flavour;
+
 /// The built-in API simulator on a loopback port. Use `opsapi.testing.Simulator`.
 #[pyclass(frozen, name = "_Simulator", module = "opsapi._native")]
 pub struct PySimulator {
@@ -241,7 +243,8 @@ impl PySimulator {
     #[pyo3(signature = (*, seed = 0, projects = 3, hosts_per_project = 5, global_alerts = None,
                         nonce_lifetime = None, port = 0, bind = None, worker_threads = 1,
                         log_requests = true, tls = None, rate_limit = None,
-                        cache_bytes = None, now = None, retention = None))]
+                        cache_bytes = None, now = None, retention = None, flavour = None,
+                        token_buckets = None, token_lifetime = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -259,6 +262,9 @@ impl PySimulator {
         cache_bytes: Option<usize>,
         now: Option<&Bound<'_, PyAny>>,
         retention: Option<&Bound<'_, PyAny>>,
+        flavour: Option<&str>,
+        token_buckets: Option<&Bound<'_, PyAny>>,
+        token_lifetime: Option<f64>,
     ) -> PyResult<Self> {
         let now = super::args::timestamp(py, "now", now)?;
         let retention = self::retention(retention)?;
@@ -284,6 +290,7 @@ impl PySimulator {
         if let Some(s) = nonce_lifetime {
             config.nonce_lifetime = seconds("nonce_lifetime", s)?;
         }
+        flavour::configure(&mut config, flavour, token_buckets, token_lifetime)?;
         if let Some(b) = bind {
             config.bind = b
                 .parse()
@@ -345,6 +352,9 @@ impl PySimulator {
                 d.set_item("authorized", r.authorized)?;
                 d.set_item("faults", r.faults)?;
                 d.set_item("arrived", r.arrived.as_secs_f64())?;
+                d.set_item("accept", r.accept)?;
+                d.set_item("content_type", r.content_type)?;
+                d.set_item("auth", r.auth)?;
                 Ok(d)
             })
             .collect()

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::Fault;
+use crate::flavour::ATLAS_API_PATH;
 use crate::request::API_PATH;
 
 /// The requests a fault or a hold is aimed at: every field given must match. The default
@@ -30,8 +31,8 @@ use crate::request::API_PATH;
 pub struct Aim {
     /// HTTP method (compared without regard to case).
     pub method: Option<String>,
-    /// The path as sent (percent-encoding kept), with or without the `/api/public/v1.0`
-    /// prefix.
+    /// The path as sent (percent-encoding kept), with or without the API's prefix
+    /// (`/api/public/v1.0`, `/api/atlas/v2`).
     pub path: Option<String>,
     /// The `pageNum` query parameter (a request without one is page 1).
     pub page: Option<u32>,
@@ -90,6 +91,7 @@ impl Aim {
                     || req
                         .path
                         .strip_prefix(API_PATH)
+                        .or_else(|| req.path.strip_prefix(ATLAS_API_PATH))
                         .is_some_and(|rest| rest == p)
             })
             && self.page.is_none_or(|n| page_of(req.query) == Some(n))

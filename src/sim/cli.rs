@@ -7,13 +7,16 @@
 //!            [--latency-ms MS] [--rate-429 P] [--rate-500 P] [--rate-503 P]
 //!            [--rate-reset P] [--rate-truncate P] [--retry-after SECS]
 //!            [--rate-limit PER_SECOND] [--tls [ca|self-signed]]
+//!            [--flavour ops-manager|cloud-manager|atlas] [--token-buckets]
 //! ```
 //!
 //! Prints its base URL and both API key pairs (also as `OPSAPI_*=` lines to paste into a
 //! shell), then serves until interrupted (Ctrl-C or SIGTERM). With `--tls` it serves HTTPS with
 //! a certificate generated at start, signed by an internal CA (`ca`, the default) or
 //! self-signed (`self-signed`), and prints the PEM file a client passes as `ca_file`
-//! (`OPSAPI_CA_FILE`).
+//! (`OPSAPI_CA_FILE`). `--flavour atlas` serves the world as Atlas would (its Admin API v2 and
+//! service accounts: it also prints the service account, `OPSAPI_CLIENT_ID` and
+//! `OPSAPI_CLIENT_SECRET`), `--token-buckets` with Atlas's documented token buckets.
 
 use std::time::Duration;
 
@@ -23,7 +26,8 @@ use super::{SimConfig, SimTls, Simulator};
 pub const USAGE: &str = "usage: opsapi-sim [--port PORT] [--seed SEED] [--projects N] \
 [--hosts-per-project N] [--global-alerts N] [--nonce-lifetime SECS] [--workers N] [--bind ADDR] \
 [--latency-ms MS] [--rate-429 P] [--rate-500 P] [--rate-503 P] [--rate-reset P] [--rate-truncate P] \
-[--retry-after SECS] [--rate-limit PER_SECOND] [--tls [ca|self-signed]]";
+[--retry-after SECS] [--rate-limit PER_SECOND] [--tls [ca|self-signed]] \
+[--flavour ops-manager|cloud-manager|atlas] [--token-buckets]";
 
 /// The configuration the flags ask for (an empty error: `--help`).
 pub fn parse_args(args: &[String]) -> Result<SimConfig, String> {
@@ -40,6 +44,10 @@ pub fn parse_args(args: &[String]) -> Result<SimConfig, String> {
         };
         if name == "-h" || name == "--help" {
             return Err(String::new());
+        }
+        if name == "--token-buckets" {
+            config.token_buckets = super::TokenBucket::documented();
+            continue;
         }
         if name == "--tls" {
             // The mode is optional: `--tls --port 8443` is the internal CA.
@@ -100,6 +108,11 @@ pub fn parse_args(args: &[String]) -> Result<SimConfig, String> {
                     .ok_or_else(|| format!("{name}: not a positive rate: {value}"))?;
                 config.rate_limit = Some(r);
             }
+            "--flavour" => {
+                config.flavour = value.parse().map_err(|_| {
+                    format!("--flavour: not one of ops-manager, cloud-manager, atlas: {value}")
+                })?
+            }
             "--bind" => {
                 config.bind = value
                     .parse()
@@ -126,6 +139,7 @@ pub fn run(args: &[String]) -> u8 {
     };
     let seed = config.seed;
     let tls = config.tls;
+    let flavour = config.flavour;
     let sim = match Simulator::start(config) {
         Ok(s) => s,
         Err(e) => {
@@ -133,8 +147,11 @@ pub fn run(args: &[String]) -> u8 {
             return 1;
         }
     };
-    println!("opsapi-sim (seed {seed}) listening on {}", sim.base_url());
-    println!("base URL:           {}/api/public/v1.0", sim.base_url());
+    println!(
+        "opsapi-sim (seed {seed}, {flavour}) listening on {}",
+        sim.base_url()
+    );
+    println!("base URL:           {}", sim.api_url());
     println!(
         "Global Owner key:   {} {}",
         sim.public_key(),
@@ -145,6 +162,13 @@ pub fn run(args: &[String]) -> u8 {
         sim.read_only_public_key(),
         sim.read_only_private_key()
     );
+    if flavour == crate::Flavour::Atlas {
+        println!(
+            "service account:    {} {}",
+            sim.client_id(),
+            sim.client_secret()
+        );
+    }
     println!("projects:           {}", sim.group_ids().join(" "));
     // curl checks the name of a pinned certificate too, which the self-signed one lacks.
     let curl_tls = match (sim.ca_file(), tls) {
@@ -153,17 +177,34 @@ pub fn run(args: &[String]) -> u8 {
         (None, _) => String::new(),
     };
     println!("OPSAPI_BASE_URL={}", sim.base_url());
-    println!("OPSAPI_PUBLIC_KEY={}", sim.public_key());
-    println!("OPSAPI_PRIVATE_KEY={}", sim.private_key());
+    if flavour != crate::Flavour::OpsManager {
+        println!("OPSAPI_FLAVOUR={}", flavour.as_str());
+    }
+    if flavour == crate::Flavour::Atlas {
+        println!("OPSAPI_CLIENT_ID={}", sim.client_id());
+        println!("OPSAPI_CLIENT_SECRET={}", sim.client_secret());
+    } else {
+        println!("OPSAPI_PUBLIC_KEY={}", sim.public_key());
+        println!("OPSAPI_PRIVATE_KEY={}", sim.private_key());
+    }
     if let Some(ca) = sim.ca_file() {
         println!("OPSAPI_CA_FILE={}", ca.display());
     }
-    println!(
-        "# try: curl{curl_tls} --digest -u {}:{} {}/api/public/v1.0/groups",
-        sim.public_key(),
-        sim.private_key(),
-        sim.base_url()
-    );
+    if flavour == crate::Flavour::Atlas {
+        println!(
+            "# try: curl{curl_tls} --digest -u {}:{} -H 'Accept: application/vnd.atlas.2023-01-01+json' {}/groups",
+            sim.public_key(),
+            sim.private_key(),
+            sim.api_url()
+        );
+    } else {
+        println!(
+            "# try: curl{curl_tls} --digest -u {}:{} {}/groups",
+            sim.public_key(),
+            sim.private_key(),
+            sim.api_url()
+        );
+    }
     let signals = match Signals::listen() {
         Ok(s) => s,
         Err(e) => {

@@ -379,14 +379,14 @@ impl Source<'_> {
 
 /// Appends the `measurements` array for the given metrics (indices into `catalog`) and the
 /// aligned timestamps `first..=last` stepping by `step` seconds.
+/// `name` gives the name a series is served under (the flavour's).
 pub(crate) fn render_measurements(
     out: &mut Vec<u8>,
     src: &Source<'_>,
     catalog: &[MetricDef],
     metrics: &[usize],
-    first: i64,
-    last: i64,
-    step: i64,
+    (first, last, step): (i64, i64, i64),
+    name: impl Fn(&MetricDef) -> &'static str,
 ) {
     let mut buf = ryu::Buffer::new();
     let key = src.key();
@@ -430,7 +430,7 @@ pub(crate) fn render_measurements(
             out.push(b'}');
         }
         out.extend_from_slice(b"],\"name\":");
-        push_str(out, m.name);
+        push_str(out, name(m));
         out.extend_from_slice(b",\"units\":");
         push_str(out, m.units);
         out.push(b'}');

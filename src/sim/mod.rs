@@ -48,6 +48,7 @@ mod churn;
 pub mod cli;
 mod clock;
 mod faults;
+mod flavour;
 mod fmt;
 mod headroom;
 mod limit;
@@ -68,6 +69,7 @@ pub use aim::{Aim, Hold};
 pub use faults::{Fault, Faults};
 pub use headroom::HeadroomTruth;
 pub use retention::Retention;
+pub use flavour::TokenBucket;
 pub use tls::SimTls;
 pub use world::{
     AccessListEntry, Alert, AlertConfig, Database, Event, Finding, Growth, Host, Partition,
@@ -126,6 +128,18 @@ pub struct SimConfig {
     /// default: every window is served; [`Retention::ops_manager`]: as Ops Manager keeps them).
     /// Points older than that are left out of answers, as the service leaves them out.
     pub retention: Retention,
+    /// The server the world is served as (Ops Manager by default): Cloud Manager, or Atlas
+    /// with its paths, processes, versioned media types, service accounts and token buckets
+    /// (see `server/atlas.rs`). The world is the same whatever the flavour.
+    pub flavour: crate::Flavour,
+    /// Atlas: how long an access token lives (`expires_in`; 3600 s).
+    pub token_lifetime: Duration,
+    /// Atlas: the token endpoint's own bucket (10 requests, refilled at 10 a minute; `None`:
+    /// no limit).
+    pub token_endpoint_limit: Option<TokenBucket>,
+    /// Atlas: the token buckets of endpoint sets, each per project (none by default;
+    /// [`TokenBucket::documented`] gives Atlas's).
+    pub token_buckets: Vec<(crate::EndpointSet, TokenBucket)>,
 }
 
 impl Default for SimConfig {
@@ -151,6 +165,13 @@ impl Default for SimConfig {
             shutdown_grace: Duration::from_secs(1),
             rate_limit: None,
             retention: Retention::unlimited(),
+            flavour: crate::Flavour::OpsManager,
+            token_lifetime: Duration::from_secs(3600),
+            token_endpoint_limit: Some(TokenBucket {
+                capacity: 10,
+                per_minute: 10.0,
+            }),
+            token_buckets: Vec::new(),
         }
     }
 }
@@ -178,6 +199,12 @@ pub struct RequestRecord {
     /// When it arrived, after the simulator started, by the machine's monotonic clock (not
     /// [`SimConfig::now`]'s): the gaps between a call's attempts show the waits it honoured.
     pub arrived: Duration,
+    /// Its `Accept` header (Atlas's versioned media type names the version asked for).
+    pub accept: Option<String>,
+    /// Its `Content-Type` header.
+    pub content_type: Option<String>,
+    /// The scheme of its `Authorization` header: `Digest`, `Bearer` or `Basic`.
+    pub auth: Option<String>,
 }
 
 /// The seeded disk growth of one partition: the truth a capacity forecast should find.
@@ -257,6 +284,9 @@ pub(crate) struct Keys {
     pub ro_public: String,
     pub ro_private: String,
     pub ro_group: String,
+    /// The service account (Atlas).
+    pub client_id: String,
+    pub client_secret: String,
 }
 
 /// A running simulator. Dropping it shuts the server down (bounded wait).
@@ -280,6 +310,7 @@ impl std::fmt::Debug for Simulator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Simulator")
             .field("base_url", &self.base_url)
+            .field("flavour", &self.shared.config.flavour)
             .field("public_key", &self.shared.keys.owner_public)
             .field("read_only_public_key", &self.shared.keys.ro_public)
             .finish_non_exhaustive()
@@ -324,6 +355,8 @@ impl Simulator {
             anchor,
         );
         let mut r = rng::SplitMix64::new(config.seed ^ 0x6b65_7973);
+        // The service account from a stream of its own: the API keys stay as they were.
+        let mut sa = rng::SplitMix64::new(config.seed ^ 0x7361_5f6b_6579);
         let keys = Keys {
             owner_public: r.letters(8),
             owner_private: r.uuid(),
@@ -334,6 +367,12 @@ impl Simulator {
                 .first()
                 .map(|p| p.id.clone())
                 .unwrap_or_default(),
+            client_id: format!(
+                "mdb_sa_id_{:016x}{:08x}",
+                sa.next_u64(),
+                sa.next_u64() >> 32
+            ),
+            client_secret: format!("mdb_sa_sk_{}", sa.letters(40)),
         };
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;

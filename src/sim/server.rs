@@ -31,6 +31,7 @@ use super::rng::SplitMix64;
 use super::world::{AccessListEntry, Alert, Host, World};
 use super::{Fault, Faults, Keys, RequestRecord, SimConfig};
 
+mod atlas;
 mod auth;
 mod handlers;
 mod query;
@@ -50,8 +51,8 @@ const MAX_BODY: usize = 1 << 20;
 /// Upper bound of points (series x timestamps) in one measurements response (~100 MB).
 const MAX_POINTS: i64 = 2_000_000;
 
-// Links encode path segments as the client does; the API prefix is the client's.
-use crate::request::{API_PATH as PREFIX, SEGMENT};
+// Links encode path segments as the client does.
+use crate::request::SEGMENT;
 
 struct ListEntry {
     generation: u64,
@@ -88,6 +89,8 @@ pub(crate) struct Shared {
     pub clock: Clock,
     /// The per-project request limit.
     pub limiter: super::limit::RateLimiter,
+    /// Atlas's access tokens and token buckets.
+    atlas: atlas::AtlasState,
     /// The request log in arrival order, each record with its sequence number.
     pub log: Mutex<Vec<(u64, RequestRecord)>>,
     log_seq: AtomicU64,
@@ -124,6 +127,7 @@ impl Shared {
         Self {
             faults: Mutex::new(config.faults.clone()),
             limiter: super::limit::RateLimiter::new(config.rate_limit),
+            atlas: Default::default(),
             keys,
             base_url,
             anchor: world.anchor,
@@ -272,11 +276,15 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
         .path_and_query()
         .map(|pq| pq.as_str().to_string())
         .unwrap_or_else(|| path.clone());
-    let authz = req
-        .headers()
-        .get(hyper::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
+    let header = |name| {
+        req.headers()
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let authz = header(hyper::header::AUTHORIZATION);
+    let accept = header(hyper::header::ACCEPT);
+    let content_type = header(hyper::header::CONTENT_TYPE);
     let body = match http_body_util::Limited::new(req.into_body(), MAX_BODY)
         .collect()
         .await
@@ -294,6 +302,12 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
         authorized: false,
         faults: Vec::new(),
         arrived: shared.clock.real_elapsed(),
+        accept: accept.clone(),
+        content_type,
+        auth: authz
+            .as_deref()
+            .and_then(|a| a.split_whitespace().next())
+            .map(str::to_string),
     };
     // The record takes its place in the log on arrival and gets its status at the end.
     let seq = shared.log_seq.fetch_add(1, Ordering::Relaxed);
@@ -351,6 +365,10 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
     {
         record.faults.push(Fault::StaleNonce.label());
         challenge(&shared, true)
+    } else if atlas::is_token_endpoint(&shared, &path) {
+        let (authorized, reply) = atlas::token_endpoint(&shared, &method, authz.as_deref(), &body);
+        record.authorized = authorized;
+        reply
     } else {
         match verify(&shared, &method, &target, authz.as_deref()) {
             Auth::Challenge { stale } => challenge(&shared, stale),
@@ -363,6 +381,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
                     path: &path,
                     query: query.as_deref(),
                     body: &body,
+                    accept: accept.as_deref(),
                 };
                 authorized(&shared, &faults, &request, &mut record.faults)
             }

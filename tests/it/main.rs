@@ -5,7 +5,8 @@
 //! `alerts` with `alerts_context`, `databases`, `events`, `global_alerts`, `groups`, `hosts`,
 //! `measurements`), and one per
 //! rule of the one send path (`src/client/`): `arguments`, `errors`, `digest`, `retries`,
-//! `time_budget`, `body_cap`, `redirects`, `decode`, `paging`, `rate_limit`. Shared helpers
+//! `time_budget`, `body_cap`, `redirects`, `decode`, `paging`, `rate_limit`; `flavours` (one
+//! client for Ops Manager, Cloud Manager and Atlas) and `oauth` (service accounts). Shared helpers
 //! live in `common`; the loopback servers for what the simulator cannot do in `loopback`.
 
 #![cfg(feature = "sim")] // against the simulator
@@ -20,6 +21,7 @@ mod alerts;
 mod alerts_context;
 mod databases;
 mod events;
+mod flavours;
 mod global_alerts;
 mod groups;
 mod hosts;
@@ -32,6 +34,7 @@ mod body_cap;
 mod decode;
 mod digest;
 mod errors;
+mod oauth;
 mod paging;
 #[cfg(feature = "frames")] // fleet pulls (`opsapi::fleet`)
 mod rate_limit;

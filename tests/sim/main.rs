@@ -3,8 +3,9 @@
 //!
 //! `digest`, `paging` (links, limits, envelope, pretty), `listings` (every resource's list and
 //! entity), `global_alerts`, `project_alerts`, `access_list`, `headroom` (the seeded capacity
-//! findings), `measurements`, `errors` (codes and roles),
-//! `faults`, `request_log`, `shutdown`, and `binary` (the standalone `opsapi-sim` command).
+//! findings), `measurements`, `errors` (codes and roles), `faults`, `request_log`, `shutdown`,
+//! `atlas` (the Atlas and Cloud Manager flavours), and `binary` (the standalone `opsapi-sim`
+//! command).
 //! Helpers (a tiny Digest signer on top of reqwest) live in `common`.
 
 #![cfg(feature = "sim")] // against the simulator
@@ -12,6 +13,7 @@
 mod common;
 
 mod access_list;
+mod atlas;
 mod binary;
 mod digest;
 mod errors;

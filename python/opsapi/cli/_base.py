@@ -78,7 +78,7 @@ def _client(args: argparse.Namespace) -> Any:
     name = getattr(args, "profile", None) or os.environ.get(config.PROFILE_ENV)
     if name:
         return opsapi.Client.from_profile(name)
-    if os.environ.get("OPSAPI_BASE_URL"):
+    if os.environ.get("OPSAPI_BASE_URL") or os.environ.get("OPSAPI_CLIENT_ID"):
         return opsapi.Client.from_env()
     if config.DEFAULT_PROFILE in config.load_profiles():
         return opsapi.Client.from_profile(config.DEFAULT_PROFILE)

@@ -49,9 +49,18 @@ def _cmd_config(args: argparse.Namespace, out: TextIO) -> int:
     if args.command == "list":
         file = config.config_path()
         profiles = config.load_profiles(file)
-        header = ["name", "base_url", "public_key", "private_key", "file"]
+        header = ["name", "base_url", "public_key", "private_key", "file", "flavour", "client_id"]
         rows = [
-            [p.name, p.base_url, p.public_key, p.key_source, str(file)] for p in profiles.values()
+            [
+                p.name,
+                p.base_url,
+                p.public_key,
+                p.key_source,
+                str(file),
+                p.flavour or ("atlas" if p.client_id else None),
+                p.client_id,
+            ]
+            for p in profiles.values()
         ]
         _write_records(header, rows, fmt, out)
         if not profiles and fmt == "table":
@@ -62,8 +71,14 @@ def _cmd_config(args: argparse.Namespace, out: TextIO) -> int:
     if name in config.load_profiles() and not args.force:
         raise _UsageError(f"profile {name!r} exists in {config.config_path()}; pass --force")
     interactive = not args.no_input and not args.private_key_stdin and sys.stdin.isatty()
-    base_url = args.base_url or (_ask("base URL (https://host:port)") if interactive else "")
-    public_key = args.public_key or (_ask("public key") if interactive else "")
+    # Atlas needs no base URL (https://cloud.mongodb.com), and a service account no public key.
+    atlas = args.flavour == "atlas" or bool(args.client_id)
+    base_url = args.base_url or (
+        _ask("base URL (https://host:port)") if interactive and not atlas else ""
+    )
+    public_key = args.public_key or (
+        _ask("public key") if interactive and not args.client_id else ""
+    )
     env, file_, keyring = args.private_key_env, args.private_key_file, args.keyring
     if not (env or file_ or keyring) and interactive:
         choice = _ask("private key from an environment variable, a file or the keyring", "env")
@@ -78,8 +93,8 @@ def _cmd_config(args: argparse.Namespace, out: TextIO) -> int:
     missing = [
         flag
         for flag, given in (
-            ("--base-url", base_url),
-            ("--public-key", public_key),
+            ("--base-url", base_url or atlas),
+            ("--public-key", public_key or args.client_id),
             ("--private-key-env, --private-key-file or --keyring", env or file_ or keyring),
         )
         if not given
@@ -99,14 +114,18 @@ def _cmd_config(args: argparse.Namespace, out: TextIO) -> int:
         options["ca_file"] = str(os.path.abspath(os.path.expanduser(args.ca_file)))
     if args.timeout is not None:
         options["timeout"] = args.timeout
+    if args.client_id and public_key:
+        raise _UsageError("config init: give --public-key or --client-id, not both")
     profile = config.Profile(
         name=name,
-        base_url=base_url,
-        public_key=public_key,
+        base_url=base_url or None,
+        public_key=public_key or None,
         private_key_env=env,
         private_key_file=file_,
         private_key_keyring=bool(keyring),
         options=options,
+        client_id=args.client_id,
+        flavour=args.flavour,
     )
     if file_:
         profile.private_key()  # a missing or readable-by-others file is refused now, not later
@@ -115,7 +134,7 @@ def _cmd_config(args: argparse.Namespace, out: TextIO) -> int:
     written = config.write_profile(profile, force=args.force)
     if fmt == "table":
         print(
-            f"wrote profile {name!r} to {written} (private key: {profile.key_source})",
+            f"wrote profile {name!r} to {written} ({profile.secret_name}: {profile.key_source})",
             file=sys.stderr,
         )
     else:
@@ -139,12 +158,34 @@ def add_parser(top: Any) -> None:
         "config folder). The private key is never written there: it comes from an environment "
         "variable, a file with mode 0600, or the system keyring.",
     )
-    init.add_argument("--base-url")
+    init.add_argument("--base-url", help="not needed for Atlas (https://cloud.mongodb.com)")
     init.add_argument("--public-key")
+    init.add_argument(
+        "--flavour",
+        choices=("ops-manager", "cloud-manager", "atlas"),
+        help="the server (default: the base URL's)",
+    )
+    init.add_argument(
+        "--client-id", metavar="ID", help="an Atlas service account instead of an API key"
+    )
     src = init.add_mutually_exclusive_group()
-    src.add_argument("--private-key-env", metavar="NAME", help="environment variable of the key")
-    src.add_argument("--private-key-file", metavar="PATH", help="file holding the key (mode 0600)")
-    src.add_argument("--keyring", action="store_true", help="the key in the system keyring")
+    src.add_argument(
+        "--private-key-env",
+        "--client-secret-env",
+        dest="private_key_env",
+        metavar="NAME",
+        help="environment variable of the key (of the client secret, with --client-id)",
+    )
+    src.add_argument(
+        "--private-key-file",
+        "--client-secret-file",
+        dest="private_key_file",
+        metavar="PATH",
+        help="file holding the key or client secret (mode 0600)",
+    )
+    src.add_argument(
+        "--keyring", action="store_true", help="the key or client secret in the system keyring"
+    )
     init.add_argument(
         "--private-key-stdin",
         action="store_true",

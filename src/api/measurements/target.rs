@@ -5,6 +5,7 @@
 use crate::api::hosts::host_path;
 use crate::api::measurements::query::MeasurementsQuery;
 use crate::error::{Error, Result};
+use crate::flavour::Operation;
 use crate::request::Request;
 
 /// One target: of a fleet pull, or of a single-target request ([`target_request`]).
@@ -186,20 +187,24 @@ impl std::fmt::Display for Target {
 pub fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Request> {
     query.validate()?;
     let base = host_path(target.group_id(), target.host_id())?;
-    let path = match target {
-        Target::Host { .. } => base.lit("measurements").finish(),
-        Target::Disk { partition_name, .. } => base
-            .lit("disks")
-            .id("partition_name", partition_name)?
-            .lit("measurements")
-            .finish(),
-        Target::Database { database_name, .. } => base
-            .lit("databases")
-            .id("database_name", database_name)?
-            .lit("measurements")
-            .finish(),
+    let (path, op) = match target {
+        Target::Host { .. } => (base.lit("measurements"), Operation::MeasurementsHost),
+        Target::Disk { partition_name, .. } => (
+            base.lit("disks")
+                .id("partition_name", partition_name)?
+                .lit("measurements"),
+            Operation::MeasurementsDisk,
+        ),
+        Target::Database { database_name, .. } => (
+            base.lit("databases")
+                .id("database_name", database_name)?
+                .lit("measurements"),
+            Operation::MeasurementsDatabase,
+        ),
     };
-    Ok(Request::get(path).query(query.to_pairs()))
+    Ok(Request::get(path.finish())
+        .query(query.to_pairs())
+        .operation(op))
 }
 
 /// A target that failed in a fleet pull with `keep_going`.

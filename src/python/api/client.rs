@@ -2,7 +2,7 @@
 //! `None` means "not given") and the resource handles.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyType};
+use pyo3::types::{PyDict, PyString, PyType};
 
 use super::{
     AccessList, AlertConfigs, Alerts, AsyncAccessList, AsyncAlertConfigs, AsyncAlerts, AsyncEvents,
@@ -25,17 +25,28 @@ pub(crate) struct ClientOptions<'py> {
     pub(crate) rate_limit: Option<Bound<'py, PyAny>>,
 }
 
+/// What signs the client's requests: an API key (Digest) or an Atlas service account.
+enum Key {
+    Digest(String, String),
+    ServiceAccount(String, String),
+}
+
+/// The client: the builder of `base_url` (or Atlas's, for `Client.atlas`), the flavour when
+/// given, the key, the options.
 fn build_client(
     py: Python<'_>,
-    base_url: &Bound<'_, PyAny>,
-    public_key: &Bound<'_, PyAny>,
-    private_key: &Bound<'_, PyAny>,
+    builder: crate::ClientBuilder,
+    flavour: Option<&Bound<'_, PyAny>>,
+    key: Key,
     o: &ClientOptions<'_>,
 ) -> PyResult<crate::Client> {
-    let base_url = args::required_str(py, "base_url", base_url)?;
-    let public_key = args::required_str(py, "public_key", public_key)?;
-    let private_key = args::required_str(py, "private_key", private_key)?;
-    let mut b = crate::Client::builder(base_url).credentials(public_key, private_key);
+    let mut b = match key {
+        Key::Digest(public, private) => builder.credentials(public, private),
+        Key::ServiceAccount(id, secret) => builder.service_account(id, secret),
+    };
+    if let Some(f) = args::string(py, "flavour", flavour)? {
+        b = b.flavour(f.parse().map_err(|e| to_py_err(py, e))?);
+    }
     if let Some(t) = args::seconds(py, "timeout", o.timeout.as_ref())? {
         b = b.timeout_secs(t);
     }
@@ -57,11 +68,35 @@ fn build_client(
     if let Some(n) = args::count(py, "max_response_bytes", o.max_response_bytes.as_ref())? {
         b = b.max_response_bytes(n);
     }
-    let rate = o.rate_limit.as_ref();
-    if let Some(r) = args::number(py, "rate_limit", rate, "requests per second")? {
-        b = b.rate_limit(r);
-    }
+    b = rate_limit(py, b, o.rate_limit.as_ref())?;
     b.build().map_err(|e| to_py_err(py, e))
+}
+
+/// `rate_limit=`: requests per second per project, or a dict of them per endpoint set
+/// (`{"monitoring": 1.5, "alerts": 8}`).
+fn rate_limit(
+    py: Python<'_>,
+    mut b: crate::ClientBuilder,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<crate::ClientBuilder> {
+    let Some(v) = value.filter(|v| !v.is_none()) else {
+        return Ok(b);
+    };
+    let Ok(sets) = v.cast::<PyDict>() else {
+        if let Some(r) = args::number(py, "rate_limit", Some(v), "requests per second")? {
+            b = b.rate_limit(r);
+        }
+        return Ok(b);
+    };
+    for (set, rate) in sets.iter() {
+        let set = args::text(py, "rate_limit", &set)?;
+        let set: crate::EndpointSet = set.parse().map_err(|e| to_py_err(py, e))?;
+        let what = "requests per second";
+        if let Some(r) = args::number(py, "rate_limit", Some(&rate), what)? {
+            b = b.rate_limit_for(set, r);
+        }
+    }
+    Ok(b)
 }
 
 fn env_var(py: Python<'_>, name: &str) -> PyResult<String> {
@@ -75,21 +110,77 @@ fn env_var(py: Python<'_>, name: &str) -> PyResult<String> {
     }
 }
 
-/// The client from the environment: `OPSAPI_BASE_URL`, `OPSAPI_PUBLIC_KEY`,
-/// `OPSAPI_PRIVATE_KEY` and the optional `OPSAPI_CA_FILE`.
+fn env_opt(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The client from the environment: `OPSAPI_BASE_URL` (optional for Atlas), an API key
+/// (`OPSAPI_PUBLIC_KEY`, `OPSAPI_PRIVATE_KEY`) or a service account (`OPSAPI_CLIENT_ID`,
+/// `OPSAPI_CLIENT_SECRET`), and the optional `OPSAPI_FLAVOUR` and `OPSAPI_CA_FILE`.
 fn from_env(py: Python<'_>, o: ClientOptions<'_>) -> PyResult<crate::Client> {
-    let base_url = PyString::new(py, &env_var(py, "OPSAPI_BASE_URL")?).into_any();
-    let public_key = PyString::new(py, &env_var(py, "OPSAPI_PUBLIC_KEY")?).into_any();
-    let private_key = PyString::new(py, &env_var(py, "OPSAPI_PRIVATE_KEY")?).into_any();
+    let flavour = env_opt("OPSAPI_FLAVOUR");
+    let key = match env_opt("OPSAPI_CLIENT_ID") {
+        Some(id) => Key::ServiceAccount(id, env_var(py, "OPSAPI_CLIENT_SECRET")?),
+        None => Key::Digest(
+            env_var(py, "OPSAPI_PUBLIC_KEY")?,
+            env_var(py, "OPSAPI_PRIVATE_KEY")?,
+        ),
+    };
+    let atlas = matches!(key, Key::ServiceAccount(..)) || flavour.as_deref() == Some("atlas");
+    let builder = match (env_opt("OPSAPI_BASE_URL"), atlas) {
+        (Some(url), false) => crate::Client::builder(url),
+        (Some(url), true) => crate::Client::atlas().base_url(url),
+        (None, true) => crate::Client::atlas(),
+        (None, false) => return Err(env_var(py, "OPSAPI_BASE_URL").unwrap_err()),
+    };
     let ca_file = match o.ca_file {
         Some(ca) => Some(ca),
-        None => std::env::var("OPSAPI_CA_FILE")
-            .ok()
-            .filter(|v| !v.is_empty())
-            .map(|v| PyString::new(py, &v).into_any()),
+        None => env_opt("OPSAPI_CA_FILE").map(|v| PyString::new(py, &v).into_any()),
     };
     let o = ClientOptions { ca_file, ..o };
-    build_client(py, &base_url, &public_key, &private_key, &o)
+    let flavour = flavour.map(|f| PyString::new(py, &f).into_any());
+    build_client(py, builder, flavour.as_ref(), key, &o)
+}
+
+/// `Client.atlas(...)`: exactly one of an API key and a service account, each complete.
+fn atlas_key(
+    py: Python<'_>,
+    public_key: Option<&Bound<'_, PyAny>>,
+    private_key: Option<&Bound<'_, PyAny>>,
+    client_id: Option<&Bound<'_, PyAny>>,
+    client_secret: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Key> {
+    let public_key = args::string(py, "public_key", public_key)?;
+    let private_key = args::string(py, "private_key", private_key)?;
+    let client_id = args::string(py, "client_id", client_id)?;
+    let client_secret = args::string(py, "client_secret", client_secret)?;
+    let digest = public_key.is_some() || private_key.is_some();
+    let account = client_id.is_some() || client_secret.is_some();
+    let missing =
+        |name: &str, pair: &str| invalid_argument(py, name, format!("is missing: give {pair}"));
+    match (digest, account) {
+        (true, true) => Err(invalid_argument(
+            py,
+            "client_id",
+            "give either an API key (public_key, private_key) or a service account \
+             (client_id, client_secret), not both",
+        )),
+        (false, false) => Err(invalid_argument(
+            py,
+            "client_id",
+            "give a service account (client_id, client_secret) or an API key \
+             (public_key, private_key)",
+        )),
+        (true, false) => Ok(Key::Digest(
+            public_key.ok_or_else(|| missing("public_key", "public_key with private_key"))?,
+            private_key.ok_or_else(|| missing("private_key", "private_key with public_key"))?,
+        )),
+        (false, true) => Ok(Key::ServiceAccount(
+            client_id.ok_or_else(|| missing("client_id", "client_id with client_secret"))?,
+            client_secret
+                .ok_or_else(|| missing("client_secret", "client_secret with client_id"))?,
+        )),
+    }
 }
 
 /// The constructor, `from_env` and the handles of one client class (the sync and the async
@@ -112,7 +203,7 @@ macro_rules! client_class {
             #[pyo3(signature = (base_url, public_key, private_key, *, timeout = None,
                                 max_retries = None, max_concurrency = None, verify = None,
                                 ca_file = None, user_agent = None, max_response_bytes = None,
-                                rate_limit = None))]
+                                rate_limit = None, flavour = None))]
             #[allow(clippy::too_many_arguments)]
             fn new<'py>(
                 py: Python<'py>,
@@ -127,17 +218,76 @@ macro_rules! client_class {
                 user_agent: Option<Bound<'py, PyAny>>,
                 max_response_bytes: Option<Bound<'py, PyAny>>,
                 rate_limit: Option<Bound<'py, PyAny>>,
+                flavour: Option<Bound<'py, PyAny>>,
             ) -> PyResult<Self> {
                 let o = ClientOptions {
                     timeout, max_retries, max_concurrency, verify, ca_file, user_agent,
                     max_response_bytes, rate_limit,
                 };
-                let client = build_client(py, base_url, public_key, private_key, &o)?;
+                let base_url = args::required_str(py, "base_url", base_url)?;
+                let key = Key::Digest(
+                    args::required_str(py, "public_key", public_key)?,
+                    args::required_str(py, "private_key", private_key)?,
+                );
+                let builder = crate::Client::builder(base_url);
+                let client = build_client(py, builder, flavour.as_ref(), key, &o)?;
                 Ok(Self { client })
             }
 
+            /// A client of Atlas (its Admin API v2) with a service account (`client_id`,
+            /// `client_secret`: OAuth 2, one access token for every request of the client,
+            /// bought again before it expires) or an API key (`public_key`, `private_key`:
+            /// Digest). `base_url` is `https://cloud.mongodb.com` unless given; the token
+            /// endpoint is `base_url` + `/api/oauth/token`. The other keyword arguments are
+            /// the constructor's.
+            ///
+            /// >>> client = opsapi.Client.atlas(client_id=CLIENT_ID, client_secret=CLIENT_SECRET)  # doctest: +SKIP
+            /// >>> client.flavour  # doctest: +SKIP
+            /// 'atlas'
+            #[classmethod]
+            #[pyo3(signature = (*, public_key = None, private_key = None, client_id = None,
+                                client_secret = None, base_url = None, timeout = None,
+                                max_retries = None, max_concurrency = None, verify = None,
+                                ca_file = None, user_agent = None, max_response_bytes = None,
+                                rate_limit = None))]
+            #[allow(clippy::too_many_arguments)]
+            fn atlas<'py>(
+                _cls: &Bound<'py, PyType>,
+                py: Python<'py>,
+                public_key: Option<Bound<'py, PyAny>>,
+                private_key: Option<Bound<'py, PyAny>>,
+                client_id: Option<Bound<'py, PyAny>>,
+                client_secret: Option<Bound<'py, PyAny>>,
+                base_url: Option<Bound<'py, PyAny>>,
+                timeout: Option<Bound<'py, PyAny>>,
+                max_retries: Option<Bound<'py, PyAny>>,
+                max_concurrency: Option<Bound<'py, PyAny>>,
+                verify: Option<Bound<'py, PyAny>>,
+                ca_file: Option<Bound<'py, PyAny>>,
+                user_agent: Option<Bound<'py, PyAny>>,
+                max_response_bytes: Option<Bound<'py, PyAny>>,
+                rate_limit: Option<Bound<'py, PyAny>>,
+            ) -> PyResult<Self> {
+                let o = ClientOptions {
+                    timeout, max_retries, max_concurrency, verify, ca_file, user_agent,
+                    max_response_bytes, rate_limit,
+                };
+                let key = atlas_key(
+                    py, public_key.as_ref(), private_key.as_ref(), client_id.as_ref(),
+                    client_secret.as_ref(),
+                )?;
+                let mut builder = crate::Client::atlas();
+                if let Some(url) = args::string(py, "base_url", base_url.as_ref())? {
+                    builder = builder.base_url(url);
+                }
+                Ok(Self { client: build_client(py, builder, None, key, &o)? })
+            }
+
             /// A client from `OPSAPI_BASE_URL`, `OPSAPI_PUBLIC_KEY`, `OPSAPI_PRIVATE_KEY` and
-            /// the optional `OPSAPI_CA_FILE`; keyword arguments as for the constructor.
+            /// the optional `OPSAPI_CA_FILE` and `OPSAPI_FLAVOUR`; for an Atlas service
+            /// account, `OPSAPI_CLIENT_ID` and `OPSAPI_CLIENT_SECRET` (and `OPSAPI_BASE_URL`
+            /// only where it is not `https://cloud.mongodb.com`). Keyword arguments as for the
+            /// constructor.
             ///
             /// >>> client = opsapi.Client.from_env(timeout=10)  # doctest: +SKIP
             #[classmethod]
@@ -164,10 +314,16 @@ macro_rules! client_class {
                 Ok(Self { client: from_env(py, o)? })
             }
 
-            /// The API's base URL (ending in `/api/public/v1.0`).
+            /// The API's base URL (ending in `/api/public/v1.0`, or `/api/atlas/v2` for Atlas).
             #[getter]
             fn base_url(&self) -> &str {
                 self.client.base_url()
+            }
+            /// The server's flavour: `"ops-manager"`, `"cloud-manager"` or `"atlas"` (from
+            /// the base URL, or as given).
+            #[getter]
+            fn flavour(&self) -> &'static str {
+                self.client.flavour().as_str()
             }
             /// `versionString` of the last service-version header, if any.
             #[getter]
@@ -222,7 +378,12 @@ macro_rules! client_class {
                 $gr { client: self.client.clone() }
             }
             fn __repr__(&self) -> String {
-                format!("{}(base_url={:?})", stringify!($name), self.client.base_url())
+                format!(
+                    "{}(base_url={:?}, flavour={:?})",
+                    stringify!($name),
+                    self.client.base_url(),
+                    self.client.flavour().as_str()
+                )
             }
         }
     };

@@ -36,6 +36,9 @@ pub(crate) fn verify(shared: &Shared, method: &str, target: &str, header: Option
     let Some(header) = header else {
         return Auth::Challenge { stale: false };
     };
+    if let Some(token) = header.strip_prefix("Bearer ") {
+        return atlas::verify_bearer(shared, token);
+    }
     let (scheme, params) = crate::auth::parse_auth_params(header);
     if !scheme.eq_ignore_ascii_case("digest") {
         return Auth::Challenge { stale: false };

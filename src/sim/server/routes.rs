@@ -126,6 +126,8 @@ pub(crate) struct Handled<'a> {
     pub(crate) path: &'a str,
     pub(crate) query: Option<&'a str>,
     pub(crate) body: &'a [u8],
+    /// The `Accept` header (Atlas's versioned media type).
+    pub(crate) accept: Option<&'a str>,
 }
 
 pub(crate) fn authorized(
@@ -141,6 +143,7 @@ pub(crate) fn authorized(
         path,
         query,
         body,
+        accept,
     } = *request;
     // Injected or random error statuses, instead of the handler.
     if let Some(f) = shared.take_fault(
@@ -181,7 +184,7 @@ pub(crate) fn authorized(
         }
     }
 
-    let Some(rest) = path.strip_prefix(PREFIX) else {
+    let Some(rest) = path.strip_prefix(shared.config.flavour.api_path()) else {
         return not_found_resource(path);
     };
     let rest = rest.strip_suffix('/').unwrap_or(rest);
@@ -190,14 +193,24 @@ pub(crate) fn authorized(
         .split('/')
         .map(|s| percent_decode_str(s).decode_utf8_lossy().into_owned())
         .collect();
+    let Some(segs) = atlas::segments(shared.config.flavour, segs) else {
+        return not_found_resource(path);
+    };
     let Some(route) = route(&segs) else {
         return not_found_resource(path);
     };
+    if let Err(refused) = atlas::check_version(shared, &route, method, accept) {
+        return refused;
+    }
     if let Some(g) = route.group() {
         if let Err(wait) = shared.limiter.take(g, shared.clock.elapsed()) {
             struck.push("rate_limit".into());
             let rate = shared.limiter.rate().unwrap_or(1.0);
             return super::super::limit::rate_limited(path, rate, wait);
+        }
+        if let Some(limited) = atlas::take_bucket(shared, &route, g) {
+            struck.push("token_bucket".into());
+            return limited;
         }
     }
     if role == Role::ReadOnly {

@@ -4,6 +4,9 @@ use super::*;
 
 impl Ctx<'_> {
     pub(crate) fn host_json(&self, h: &Host) -> Value {
+        if self.shared.config.flavour == crate::Flavour::Atlas {
+            return self.process_json(h);
+        }
         let mut m = Map::new();
         m.insert("alertsEnabled".into(), json!(true));
         m.insert(
@@ -77,29 +80,24 @@ impl Ctx<'_> {
     }
 
     pub(crate) fn database_json(&self, h: &Host, name: &str) -> Value {
-        let base = format!(
-            "/groups/{}/hosts/{}/databases/{}",
-            h.group_id,
-            h.id,
-            enc(name)
-        );
+        let base = format!("{}/databases/{}", self.host_base(h), enc(name));
         json!({
             "databaseName": name,
             "links": [
                 link(self.url(&base), "self"),
                 link(self.url(&format!("{base}/measurements")), "http://mms.mongodb.com/measurements"),
-                link(self.url(&format!("/groups/{}/hosts/{}", h.group_id, h.id)), "http://mms.mongodb.com/host"),
+                link(self.url(&self.host_base(h)), "http://mms.mongodb.com/host"),
             ],
         })
     }
 
     pub(crate) fn disk_json(&self, h: &Host, name: &str) -> Value {
-        let base = format!("/groups/{}/hosts/{}/disks/{}", h.group_id, h.id, enc(name));
+        let base = format!("{}/disks/{}", self.host_base(h), enc(name));
         json!({
             "links": [
                 link(self.url(&base), "self"),
                 link(self.url(&format!("{base}/measurements")), "http://mms.mongodb.com/measurements"),
-                link(self.url(&format!("/groups/{}/hosts/{}", h.group_id, h.id)), "http://mms.mongodb.com/host"),
+                link(self.url(&self.host_base(h)), "http://mms.mongodb.com/host"),
             ],
             "partitionName": name,
         })

@@ -24,6 +24,10 @@ impl Ctx<'_> {
                 )
             }
         };
+        if let Err(refused) = self.granularity_allowed(host, gran) {
+            return refused;
+        }
+        let flavour = self.shared.config.flavour;
         let (period, start, end) = (q.get("period"), q.get("start"), q.get("end"));
         let now = self.shared.clock.now().timestamp();
         let (from, to) = match (period, start, end) {
@@ -88,7 +92,10 @@ impl Ctx<'_> {
         } else {
             let mut idx = Vec::with_capacity(wanted.len());
             for name in wanted {
-                match catalog.iter().position(|m| m.name == name) {
+                match catalog
+                    .iter()
+                    .position(|m| atlas::served_name(flavour, m.name) == name)
+                {
                     Some(i) => idx.push(i),
                     // A host or disk measurement asked of a database, as the service says it.
                     None if matches!(of, Of::Database(_))
@@ -179,16 +186,14 @@ impl Ctx<'_> {
         out.extend_from_slice(b",\"groupId\":");
         push_str(&mut out, &host.group_id);
         out.extend_from_slice(b",\"hostId\":");
-        push_str(&mut out, &host.id);
+        push_str(&mut out, &self.host_ref(host));
         out.extend_from_slice(b",\"links\":[{\"href\":");
         push_str(&mut out, &self.self_url());
         out.extend_from_slice(b",\"rel\":\"self\"},{\"href\":");
-        push_str(
-            &mut out,
-            &self.url(&format!("/groups/{}/hosts/{}", host.group_id, host.id)),
-        );
+        push_str(&mut out, &self.url(&self.host_base(host)));
         out.extend_from_slice(b",\"rel\":\"http://mms.mongodb.com/host\"}],\"measurements\":");
-        render_measurements(&mut out, &src, catalog, &metrics, first, last, step);
+        let name = |m: &MetricDef| atlas::served_name(flavour, m.name);
+        render_measurements(&mut out, &src, catalog, &metrics, (first, last, step), name);
         if let Some((_, p)) = src.partition {
             out.extend_from_slice(b",\"partitionName\":");
             push_str(&mut out, &p.name);

@@ -29,7 +29,8 @@ pub(crate) struct Page {
 
 impl Ctx<'_> {
     pub(crate) fn url(&self, rel_path: &str) -> String {
-        format!("{}{PREFIX}{rel_path}", self.shared.base_url)
+        let api = self.shared.config.flavour.api_path();
+        format!("{}{api}{rel_path}", self.shared.base_url)
     }
 
     pub(crate) fn self_url(&self) -> String {
@@ -299,7 +300,7 @@ impl Ctx<'_> {
         self.world()
             .hosts
             .iter()
-            .find(|x| x.group_id == g && x.id == h)
+            .find(|x| x.group_id == g && self.names_host(x, h))
             .cloned()
             .ok_or_else(|| {
                 err(

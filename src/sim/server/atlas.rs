@@ -1,0 +1,485 @@
+//! The simulator as Cloud Manager and Atlas serve the same world ([`super::SimConfig::flavour`]).
+//!
+//! Cloud Manager: the Ops Manager API without global alerts and the global access list
+//! (404 `RESOURCE_NOT_FOUND`, as for any path it does not have).
+//!
+//! Atlas (Admin API v2 under `/api/atlas/v2`):
+//!
+//! - hosts are processes: `/groups/{g}/processes/{hostname:port}`, their disks, databases and
+//!   measurements below; a process is Atlas's object (`id` = `hostname:port`, no
+//!   `replicaStateName`), measurements carry `hostId` = `processId` = `hostname:port`;
+//! - every request names its resource's version in `Accept`
+//!   (`application/vnd.atlas.2023-01-01+json`; acknowledging an alert `2024-05-30`); one
+//!   missing or unknown is refused 406 `INVALID_VERSION_DATE` ("Invalid accept header or
+//!   version date.": the detail Atlas gives; the code is this simulator's choice);
+//! - service accounts: `POST /api/oauth/token` (`Authorization: Basic` of the client id and
+//!   secret, the form `grant_type=client_credentials`) answers `access_token`, `expires_in`
+//!   ([`super::SimConfig::token_lifetime`]) and `token_type`; the token endpoint has its own
+//!   bucket ([`super::SimConfig::token_endpoint_limit`], 10 a minute by default), and a token
+//!   is refused 401 from its expiry on, by the simulator's clock. API keys (Digest) work too;
+//! - token buckets per endpoint set and project ([`super::SimConfig::token_buckets`]): past
+//!   one, 429 `RATE_LIMITED_TOKEN_BUCKET` in the documented words, with `Retry-After` and
+//!   `RateLimit-Limit`/`RateLimit-Remaining`;
+//! - `PT10S` is refused 400 `INVALID_GRANULARITY` for processes below tier M40 (the tier
+//!   follows the host's memory: 8 GB M30, 16 GB M40, 32 GB M50, 64 GB M60, 128 GB M80);
+//! - two host measurements have Atlas's names: `CACHE_USAGE_DIRTY` and `CACHE_USAGE_USED` for
+//!   Ops Manager's `CACHE_DIRTY_BYTES` and `CACHE_USED_BYTES` (the same series; asked by the
+//!   other name, 404 `INVALID_METRIC_NAME`, as each server does).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use super::*;
+use crate::flavour::{EndpointSet, Flavour, OAUTH_TOKEN_PATH};
+use crate::sim::TokenBucket;
+
+/// Atlas's names of the host measurements it names differently: (Ops Manager, Atlas).
+pub(crate) const ATLAS_NAMES: [(&str, &str); 2] = [
+    ("CACHE_DIRTY_BYTES", "CACHE_USAGE_DIRTY"),
+    ("CACHE_USED_BYTES", "CACHE_USAGE_USED"),
+];
+
+/// The name `flavour` serves the catalog's measurement `name` under.
+pub(crate) fn served_name(flavour: Flavour, name: &'static str) -> &'static str {
+    match flavour {
+        Flavour::Atlas => ATLAS_NAMES
+            .iter()
+            .find(|(om, _)| *om == name)
+            .map_or(name, |(_, atlas)| atlas),
+        _ => name,
+    }
+}
+
+#[derive(Debug)]
+struct Bucket {
+    tokens: f64,
+    at: Duration,
+}
+
+impl Bucket {
+    /// Takes a token of a bucket shaped `spec` at `now` (the simulator's clock); `Err(wait)`
+    /// when there is none, with the time until there is one.
+    fn take(&mut self, spec: TokenBucket, now: Duration) -> Result<(), Duration> {
+        // Per minute, then divided: 6 s of a bucket of 10 a minute refill exactly one.
+        let refill = now.saturating_sub(self.at).as_secs_f64() * spec.per_minute / 60.0;
+        self.tokens = (self.tokens + refill).min(f64::from(spec.capacity));
+        self.at = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else if spec.per_minute > 0.0 {
+            let secs = (1.0 - self.tokens) * 60.0 / spec.per_minute;
+            Err(Duration::from_secs_f64((secs * 1000.0).round() / 1000.0))
+        } else {
+            Err(Duration::from_secs(86_400))
+        }
+    }
+}
+
+/// What the Atlas face keeps: access tokens, the token endpoint's bucket and the buckets of
+/// the endpoint sets.
+#[derive(Default)]
+pub(crate) struct AtlasState {
+    /// Access token -> when it was issued ([`Clock::elapsed`]).
+    tokens: Mutex<HashMap<String, Duration>>,
+    token_endpoint: Mutex<Option<Bucket>>,
+    buckets: Mutex<HashMap<(EndpointSet, String), Bucket>>,
+}
+
+/// The segments of a path below the flavour's API prefix as the Ops Manager routes take them,
+/// or `None` for a path the flavour does not have.
+pub(crate) fn segments(flavour: Flavour, mut segs: Vec<String>) -> Option<Vec<String>> {
+    let global = matches!(
+        segs.first().map(String::as_str),
+        Some("globalAlerts" | "admin")
+    );
+    match flavour {
+        Flavour::OpsManager => Some(segs),
+        _ if global => None,
+        Flavour::Atlas if segs.first().is_some_and(|s| s == "groups") && segs.len() > 2 => {
+            match segs[2].as_str() {
+                "processes" => segs[2] = "hosts".into(),
+                "hosts" => return None,
+                _ => {}
+            }
+            Some(segs)
+        }
+        _ => Some(segs),
+    }
+}
+
+/// The version of a route's resource (Atlas): acknowledging an alert is `2024-05-30`,
+/// everything else `2023-01-01`.
+fn version(route: &Route<'_>, method: &str) -> &'static str {
+    match route {
+        Route::GroupAlert(..) if method == "PATCH" => "2024-05-30",
+        _ => "2023-01-01",
+    }
+}
+
+/// The version dates `Accept` asks for (`application/vnd.atlas.{date}+json`).
+fn accepted_versions(accept: Option<&str>) -> Vec<&str> {
+    accept
+        .unwrap_or("")
+        .split(',')
+        .filter_map(|t| {
+            let t = t.split(';').next()?.trim();
+            t.strip_prefix("application/vnd.atlas.")?
+                .strip_suffix("+json")
+        })
+        .collect()
+}
+
+/// Atlas: 406 unless `Accept` names the route's version.
+pub(crate) fn check_version(
+    shared: &Shared,
+    route: &Route<'_>,
+    method: &str,
+    accept: Option<&str>,
+) -> Result<(), Reply> {
+    if shared.config.flavour != Flavour::Atlas {
+        return Ok(());
+    }
+    let want = version(route, method);
+    if accepted_versions(accept).contains(&want) {
+        return Ok(());
+    }
+    Err(err(
+        406,
+        "INVALID_VERSION_DATE",
+        "Invalid accept header or version date.",
+        vec![],
+    ))
+}
+
+/// The endpoint set of a route (its token bucket).
+fn endpoint_set(route: &Route<'_>) -> EndpointSet {
+    use Route::*;
+    match route {
+        Hosts(..)
+        | Host(..)
+        | HostMeasurements(..)
+        | Disks(..)
+        | Disk(..)
+        | DiskMeasurements(..)
+        | Databases(..)
+        | Database(..)
+        | DatabaseMeasurements(..) => EndpointSet::Monitoring,
+        AlertConfigs(..)
+        | AlertConfig(..)
+        | AlertConfigAlerts(..)
+        | GroupAlerts(..)
+        | GroupAlert(..) => EndpointSet::Alerts,
+        Events(..) | Event(..) => EndpointSet::Events,
+        _ => EndpointSet::Other,
+    }
+}
+
+/// Atlas: a token of the route's endpoint set in project `group`, or the 429 past it.
+pub(crate) fn take_bucket(shared: &Shared, route: &Route<'_>, group: &str) -> Option<Reply> {
+    if shared.config.flavour != Flavour::Atlas {
+        return None;
+    }
+    let set = endpoint_set(route);
+    let spec = shared
+        .config
+        .token_buckets
+        .iter()
+        .find(|(s, _)| *s == set)
+        .map(|(_, b)| *b)?;
+    let now = shared.clock.elapsed();
+    let mut buckets = lock(&shared.atlas.buckets);
+    let bucket = buckets.entry((set, group.to_owned())).or_insert(Bucket {
+        tokens: f64::from(spec.capacity),
+        at: now,
+    });
+    let wait = bucket.take(spec, now).err()?;
+    let resource = format!("api/atlas/v2/groups/{group}/{set}");
+    Some(bucket_exceeded(&resource, spec, wait))
+}
+
+/// Atlas's 429 of an empty token bucket, in the documented words.
+fn bucket_exceeded(resource: &str, spec: TokenBucket, wait: Duration) -> Reply {
+    let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+    let per = if spec.per_minute.fract() == 0.0 {
+        json!(spec.per_minute as u64)
+    } else {
+        json!(spec.per_minute)
+    };
+    let mut reply = err(
+        429,
+        "RATE_LIMITED_TOKEN_BUCKET",
+        format!(
+            "Rate limit exceeded for {resource}. Please retry after {secs} seconds. Request \
+             capacity: {}. Refill rate: {per} per 60 seconds.",
+            spec.capacity
+        ),
+        vec![
+            json!(resource),
+            json!(secs),
+            json!(spec.capacity),
+            per,
+            json!(60),
+        ],
+    );
+    reply.headers.push(("retry-after", secs.to_string()));
+    reply
+        .headers
+        .push(("ratelimit-limit", spec.capacity.to_string()));
+    reply.headers.push(("ratelimit-remaining", "0".into()));
+    reply
+}
+
+/// Whether `path` is the token endpoint of this simulator (Atlas only).
+pub(crate) fn is_token_endpoint(shared: &Shared, path: &str) -> bool {
+    shared.config.flavour == Flavour::Atlas && path == OAUTH_TOKEN_PATH
+}
+
+/// `POST /api/oauth/token`: the endpoint's own bucket, the client credentials, the grant.
+/// Returns whether the credentials were the service account's, and the answer.
+pub(crate) fn token_endpoint(
+    shared: &Shared,
+    method: &str,
+    authz: Option<&str>,
+    body: &[u8],
+) -> (bool, Reply) {
+    if method != "POST" {
+        return (
+            false,
+            err(
+                405,
+                "METHOD_NOT_ALLOWED",
+                format!("Method {method} is not allowed for {OAUTH_TOKEN_PATH}."),
+                vec![json!(method)],
+            ),
+        );
+    }
+    if let Some(spec) = shared.config.token_endpoint_limit {
+        let now = shared.clock.elapsed();
+        let mut slot = lock(&shared.atlas.token_endpoint);
+        let bucket = slot.get_or_insert(Bucket {
+            tokens: f64::from(spec.capacity),
+            at: now,
+        });
+        if let Err(wait) = bucket.take(spec, now) {
+            return (false, bucket_exceeded("api/oauth/token", spec, wait));
+        }
+    }
+    let keys = &shared.keys;
+    let expected = format!(
+        "Basic {}",
+        base64(format!("{}:{}", keys.client_id, keys.client_secret).as_bytes())
+    );
+    let oauth_error = |status: u16, code: &str, description: &str| {
+        let body = json!({"error": code, "error_description": description});
+        Reply::json(status, body.to_string().into_bytes())
+    };
+    if authz.map(str::trim) != Some(expected.as_str()) {
+        return (
+            false,
+            oauth_error(401, "invalid_client", "Invalid client credentials."),
+        );
+    }
+    let grant = url::form_urlencoded::parse(body)
+        .any(|(k, v)| k == "grant_type" && v == "client_credentials");
+    if !grant {
+        return (
+            true,
+            oauth_error(
+                400,
+                "unsupported_grant_type",
+                "The grant_type must be client_credentials.",
+            ),
+        );
+    }
+    let token = {
+        let mut r = lock(&shared.rng);
+        format!(
+            "{:016x}{:016x}{:016x}",
+            r.next_u64(),
+            r.next_u64(),
+            r.next_u64()
+        )
+    };
+    lock(&shared.atlas.tokens).insert(token.clone(), shared.clock.elapsed());
+    let body = json!({
+        "access_token": token,
+        "expires_in": shared.config.token_lifetime.as_secs(),
+        "token_type": "Bearer",
+    });
+    (true, Reply::json(200, body.to_string().into_bytes()))
+}
+
+/// A `Bearer` token: the service account's while it has not expired (Atlas only).
+pub(crate) fn verify_bearer(shared: &Shared, token: &str) -> Auth {
+    if shared.config.flavour != Flavour::Atlas {
+        return Auth::Challenge { stale: false };
+    }
+    let issued = lock(&shared.atlas.tokens).get(token.trim()).copied();
+    match issued {
+        Some(at) if shared.clock.elapsed().saturating_sub(at) < shared.config.token_lifetime => {
+            Auth::Ok(Role::Owner, shared.keys.client_id.clone())
+        }
+        _ => Auth::Challenge { stale: false },
+    }
+}
+
+/// Standard base64 with padding (RFC 4648), for the client credentials' Basic header.
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The Atlas tier of a host, by its memory.
+pub(crate) fn tier(h: &Host) -> &'static str {
+    match h.mem_size_mb {
+        0..=8192 => "M30",
+        8193..=16_384 => "M40",
+        16_385..=32_768 => "M50",
+        32_769..=65_536 => "M60",
+        _ => "M80",
+    }
+}
+
+impl Ctx<'_> {
+    fn atlas(&self) -> bool {
+        self.shared.config.flavour == Flavour::Atlas
+    }
+
+    /// How the flavour names a host in paths and bodies: its id, or on Atlas its process
+    /// (`hostname:port`).
+    pub(crate) fn host_ref(&self, h: &Host) -> String {
+        if self.atlas() {
+            h.process_id()
+        } else {
+            h.id.clone()
+        }
+    }
+
+    /// Whether `h` is the host a path names (`id`, or `hostname:port` on Atlas).
+    pub(crate) fn names_host(&self, h: &Host, id: &str) -> bool {
+        if self.atlas() {
+            h.process_id() == id
+        } else {
+            h.id == id
+        }
+    }
+
+    /// The path of a host below the API (`/groups/{g}/hosts/{id}`, on Atlas
+    /// `/groups/{g}/processes/{hostname:port}`), encoded.
+    pub(crate) fn host_base(&self, h: &Host) -> String {
+        let segment = if self.atlas() { "processes" } else { "hosts" };
+        format!(
+            "/groups/{}/{segment}/{}",
+            h.group_id,
+            enc(&self.host_ref(h))
+        )
+    }
+
+    /// Atlas: `PT10S` only for tier M40 and larger.
+    pub(crate) fn granularity_allowed(&self, h: &Host, granularity: &str) -> Result<(), Reply> {
+        let tier = tier(h);
+        if !self.atlas() || granularity != "PT10S" || tier != "M30" {
+            return Ok(());
+        }
+        Err(err(
+            400,
+            "INVALID_GRANULARITY",
+            format!(
+                "Granularity PT10S is available on clusters of tier M40 and larger; {} is {tier}.",
+                h.process_id()
+            ),
+            vec![json!(granularity)],
+        ))
+    }
+
+    /// A process as Atlas shows it.
+    pub(crate) fn process_json(&self, h: &Host) -> Value {
+        let mut m = Map::new();
+        m.insert("created".into(), json!(iso(&h.created)));
+        m.insert("groupId".into(), json!(h.group_id));
+        m.insert("hostname".into(), json!(h.hostname));
+        m.insert("id".into(), json!(h.process_id()));
+        m.insert("lastPing".into(), json!(iso(&h.last_ping)));
+        let base = self.host_base(h);
+        m.insert(
+            "links".into(),
+            json!([
+                link(self.url(&base), "self"),
+                link(
+                    self.url(&format!("{base}/measurements")),
+                    "http://mms.mongodb.com/measurements"
+                ),
+            ]),
+        );
+        m.insert("port".into(), json!(h.port));
+        if let Some(rs) = &h.replica_set_name {
+            m.insert("replicaSetName".into(), json!(rs));
+        }
+        if let Some(s) = &h.shard_name {
+            m.insert("shardName".into(), json!(s));
+        }
+        m.insert("typeName".into(), json!(h.type_name));
+        m.insert("userAlias".into(), json!(h.hostname));
+        m.insert("version".into(), json!(h.version));
+        Value::Object(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_is_rfc_4648() {
+        for (input, want) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(input.as_bytes()), want);
+        }
+    }
+
+    #[test]
+    fn accept_names_versions() {
+        assert_eq!(
+            accepted_versions(Some("application/vnd.atlas.2023-01-01+json; charset=utf-8")),
+            vec!["2023-01-01"]
+        );
+        assert!(accepted_versions(Some("application/json")).is_empty());
+        assert!(accepted_versions(None).is_empty());
+    }
+
+    #[test]
+    fn atlas_paths_name_processes() {
+        let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            segments(Flavour::Atlas, s(&["groups", "g", "processes", "h"])),
+            Some(s(&["groups", "g", "hosts", "h"]))
+        );
+        assert_eq!(segments(Flavour::Atlas, s(&["groups", "g", "hosts"])), None);
+        assert_eq!(segments(Flavour::CloudManager, s(&["globalAlerts"])), None);
+        assert!(segments(Flavour::OpsManager, s(&["admin", "accessList"])).is_some());
+    }
+}

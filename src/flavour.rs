@@ -242,6 +242,12 @@ pub enum Operation {
     GlobalAlertsGet,
     /// `PATCH /globalAlerts/{id}`
     GlobalAlertsAcknowledge,
+    /// `GET /groups/{g}/alerts`
+    AlertsList,
+    /// `GET /groups/{g}/alerts/{a}`
+    AlertsGet,
+    /// `PATCH /groups/{g}/alerts/{a}` (acknowledge, un-acknowledge)
+    AlertsAcknowledge,
     /// `GET /groups/{g}/alertConfigs`
     AlertConfigsList,
     /// `GET /groups/{g}/alertConfigs/{c}/alerts`
@@ -311,12 +317,15 @@ const fn global_row(name: &'static str) -> Row {
 
 impl Operation {
     /// Every operation.
-    pub const ALL: [Operation; 18] = [
+    pub const ALL: [Operation; 21] = [
         Self::AccessListList,
         Self::AccessListDelete,
         Self::GlobalAlertsList,
         Self::GlobalAlertsGet,
         Self::GlobalAlertsAcknowledge,
+        Self::AlertsList,
+        Self::AlertsGet,
+        Self::AlertsAcknowledge,
         Self::AlertConfigsList,
         Self::AlertConfigsOpenAlerts,
         Self::GroupsList,
@@ -340,6 +349,10 @@ impl Operation {
             Self::GlobalAlertsList => global_row("global_alerts.list"),
             Self::GlobalAlertsGet => global_row("global_alerts.get"),
             Self::GlobalAlertsAcknowledge => global_row("global_alerts.acknowledge"),
+            Self::AlertsList => row("alerts.list", V2023, Alerts),
+            Self::AlertsGet => row("alerts.get", V2023, Alerts),
+            // Acknowledging is a newer resource version than reading (the SDK's docs).
+            Self::AlertsAcknowledge => row("alerts.acknowledge", Some("2024-05-30"), Alerts),
             Self::AlertConfigsList => row("alert_configs.list", V2023, Alerts),
             Self::AlertConfigsOpenAlerts => row("alert_configs.open_alerts", V2023, Alerts),
             Self::GroupsList => row("groups.list", V2023, Other),

@@ -43,6 +43,9 @@ pub struct Request {
     pub version: Option<&'static str>,
     /// The flavour the path and version are for (`None`: Ops Manager's, as built).
     pub(crate) flavour: Option<Flavour>,
+    /// The body Atlas takes in place of `body` where its words differ (un-acknowledging an
+    /// alert: `{"unacknowledgeAlert": true}`), applied by [`Request::for_flavour`].
+    pub(crate) atlas_body: Option<Vec<u8>>,
 }
 
 /// A body made from the server's now when the request is sent.
@@ -89,6 +92,7 @@ impl Request {
             operation: None,
             version: None,
             flavour: None,
+            atlas_body: None,
         }
     }
 
@@ -125,6 +129,12 @@ impl Request {
         }
         self.version = flavour.version(op);
         self.flavour = Some(flavour);
+        if flavour == Flavour::Atlas {
+            if let Some(body) = self.atlas_body.take() {
+                self.body = Some(body);
+                self.timed_body = None;
+            }
+        }
         Ok(self)
     }
 

@@ -23,6 +23,10 @@ pub(crate) fn patch_request(
 ) -> Result<Request> {
     ack.validate()?;
     let mut req = Request::patch_json(path, &ack.to_body(now)?);
+    if matches!(ack.until, AckUntil::Unacknowledge) {
+        // Atlas says it in words of its own (Ops Manager: an `acknowledgedUntil` past).
+        req.atlas_body = Some(br#"{"unacknowledgeAlert":true}"#.to_vec());
+    }
     if !matches!(ack.until, AckUntil::Until(_)) {
         let ack = ack.clone();
         req.timed_body = Some(TimedBody::new(move |now| {

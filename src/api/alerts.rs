@@ -12,6 +12,7 @@ use futures_util::{Stream, StreamExt, TryStreamExt};
 use super::acknowledgement::{many_requests, patch_request, send_many, Acknowledgement};
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::flavour::Operation;
 use crate::models::{Alert, AlertStatus};
 use crate::paging::{list_all, stream_all, AlertList};
 use crate::request::{PathBuilder, Request};
@@ -96,7 +97,9 @@ fn alerts_path(group_id: &str) -> Result<PathBuilder> {
 /// ```
 pub fn list_request(group_id: &str, query: &AlertsQuery) -> Result<Request> {
     query.validate()?;
-    Ok(Request::get(alerts_path(group_id)?.finish()).query(query.to_pairs()))
+    Ok(Request::get(alerts_path(group_id)?.finish())
+        .query(query.to_pairs())
+        .operation(Operation::AlertsList))
 }
 
 fn alert_path(group_id: &str, alert_id: &str) -> Result<String> {
@@ -110,7 +113,7 @@ fn alert_path(group_id: &str, alert_id: &str) -> Result<String> {
 /// assert_eq!(req.path, "/groups/g1/alerts/a%2F1");
 /// ```
 pub fn get_request(group_id: &str, alert_id: &str) -> Result<Request> {
-    Ok(Request::get(alert_path(group_id, alert_id)?))
+    Ok(Request::get(alert_path(group_id, alert_id)?).operation(Operation::AlertsGet))
 }
 
 /// `PATCH /groups/{group_id}/alerts/{alert_id}` with `acknowledgedUntil` (resolved against
@@ -135,7 +138,8 @@ pub fn acknowledge_request(
     now: DateTime<Utc>,
 ) -> Result<Request> {
     ack.validate()?;
-    patch_request(alert_path(group_id, alert_id)?, ack, now)
+    Ok(patch_request(alert_path(group_id, alert_id)?, ack, now)?
+        .operation(Operation::AlertsAcknowledge))
 }
 
 /// The request of every `(group_id, alert_id)` pair of an `*_many` call, all resolved against

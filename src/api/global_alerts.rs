@@ -78,7 +78,8 @@ pub fn acknowledge_request(
     now: DateTime<Utc>,
 ) -> Result<Request> {
     ack.validate()?;
-    Ok(patch_request(alert_path(alert_id)?, ack, now)?.operation(Operation::GlobalAlertsAcknowledge))
+    Ok(patch_request(alert_path(alert_id)?, ack, now)?
+        .operation(Operation::GlobalAlertsAcknowledge))
 }
 
 impl GlobalAlerts<'_> {

@@ -67,9 +67,9 @@ use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 
 pub use aim::{Aim, Hold};
 pub use faults::{Fault, Faults};
+pub use flavour::TokenBucket;
 pub use headroom::HeadroomTruth;
 pub use retention::Retention;
-pub use flavour::TokenBucket;
 pub use tls::SimTls;
 pub use world::{
     AccessListEntry, Alert, AlertConfig, Database, Event, Finding, Growth, Host, Partition,

@@ -17,8 +17,8 @@ mod activity;
 mod alerts;
 use activity::{gen_alerts, gen_events};
 mod findings;
-pub use findings::{Finding, SeededSeries, ShardGrowth, DIRTY_TRIGGER_PERCENT, OPLOG_TARGET_HOURS};
 pub use alerts::{Acknowledged, AlertTruth, FlappingTruth, NoisyHostTruth, SeededAlert};
+pub use findings::{Finding, SeededSeries, ShardGrowth, DIRTY_TRIGGER_PERCENT, OPLOG_TARGET_HOURS};
 
 /// A project (a "group" in the API's paths).
 #[derive(Debug, Clone, PartialEq)]

@@ -57,6 +57,9 @@ struct Ids {
     event: String,
     config: String,
     open_alerts: usize,
+    /// A project alert of the group, and how many the group has.
+    alert: String,
+    alerts: usize,
 }
 
 fn ids(sim: &Simulator) -> Ids {
@@ -94,6 +97,8 @@ fn ids(sim: &Simulator) -> Ids {
             .iter()
             .filter(|a| a.alert_config_id == config.id && a.status == "OPEN")
             .count(),
+        alert: w.project_alerts(&h.group_id)[0].id.clone(),
+        alerts: w.project_alerts(&h.group_id).len(),
     }
 }
 
@@ -171,6 +176,12 @@ async fn call(c: &Client, op: Operation, ids: &Ids) -> opsapi::Result<String> {
         Operation::AlertConfigsList => {
             format!("{} configs", c.alert_configs().list(g).await?.len())
         }
+        Operation::AlertsList => {
+            let alerts = c.alerts().list(g, &opsapi::AlertsQuery::new()).await?;
+            assert_eq!(alerts.len(), ids.alerts);
+            format!("{} project alerts", alerts.len())
+        }
+        Operation::AlertsGet => format!("alert {:?}", c.alerts().get(g, &ids.alert).await?.id),
         Operation::AlertConfigsOpenAlerts => {
             let open = c.alert_configs().open_alerts(g, &ids.config).await?;
             assert_eq!(open.len(), ids.open_alerts);
@@ -203,6 +214,8 @@ fn want_path(flavour: Flavour, op: Operation, ids: &Ids) -> String {
         }
         Operation::EventsList => format!("/groups/{}/events", ids.group),
         Operation::EventsGet => format!("/groups/{}/events/{}", ids.group, ids.event),
+        Operation::AlertsList => format!("/groups/{}/alerts", ids.group),
+        Operation::AlertsGet => format!("/groups/{}/alerts/{}", ids.group, ids.alert),
         Operation::AlertConfigsList => format!("/groups/{}/alertConfigs", ids.group),
         Operation::AlertConfigsOpenAlerts => {
             format!("/groups/{}/alertConfigs/{}/alerts", ids.group, ids.config)
@@ -212,8 +225,9 @@ fn want_path(flavour: Flavour, op: Operation, ids: &Ids) -> String {
     format!("{}{rest}", flavour.api_path())
 }
 
-/// Every operation of the table: each flavour has them all.
-const OPERATIONS: [Operation; 13] = [
+/// Every operation of the table that reads: each flavour has them all (acknowledging a
+/// project alert: `project_alerts_are_acknowledged_in_each_flavours_words`).
+const OPERATIONS: [Operation; 15] = [
     Operation::GroupsList,
     Operation::GroupsGet,
     Operation::HostsList,
@@ -227,6 +241,8 @@ const OPERATIONS: [Operation; 13] = [
     Operation::EventsGet,
     Operation::AlertConfigsList,
     Operation::AlertConfigsOpenAlerts,
+    Operation::AlertsList,
+    Operation::AlertsGet,
 ];
 
 /// Runs every operation with `c` against `sim` and checks each request: one, with the path,
@@ -277,6 +293,79 @@ async fn every_operation_of_each_flavour_sends_its_request_and_gets_the_same_wor
     }
     assert_eq!(by_flavour[0], by_flavour[1], "Cloud Manager");
     assert_eq!(by_flavour[0], by_flavour[2], "Atlas");
+}
+
+/// Acknowledging and un-acknowledging a project alert on each flavour: one PATCH each, with
+/// the body and version the flavour takes (Atlas: `2024-05-30`, and `unacknowledgeAlert` to
+/// un-acknowledge), and the alert as the server then holds it.
+#[tokio::test]
+async fn project_alerts_are_acknowledged_in_each_flavours_words() {
+    for flavour in Flavour::ALL {
+        let sim = sim_of(flavour);
+        let c = client_of(&sim);
+        let ids = ids(&sim);
+        let path = format!(
+            "{}/groups/{}/alerts/{}",
+            flavour.api_path(),
+            ids.group,
+            ids.alert
+        );
+        let media = match flavour {
+            Flavour::Atlas => "application/vnd.atlas.2024-05-30+json",
+            _ => "application/json",
+        };
+        let until = opsapi::query::parse_timestamp("until", "2026-03-02T12:00:00Z").unwrap();
+        let ack = opsapi::Acknowledgement::new(opsapi::AckUntil::Until(until)).comment("disk");
+        c.groups().list().await.unwrap(); // the handshake or the token first
+        sim.clear_requests();
+        let acked = c
+            .alerts()
+            .acknowledge(&ids.group, &ids.alert, &ack)
+            .await
+            .unwrap();
+        assert_eq!(acked.acknowledged_until, Some(until), "{flavour}");
+        assert_eq!(
+            acked.acknowledgement_comment.as_deref(),
+            Some("disk"),
+            "{flavour}"
+        );
+        let unacked = c
+            .alerts()
+            .unacknowledge(&ids.group, &ids.alert)
+            .await
+            .unwrap();
+        assert_eq!(unacked.acknowledged_until, None, "{flavour}");
+        let sent = api_requests(&sim);
+        assert_eq!(sent.len(), 2, "{flavour}: {sent:?}");
+        for r in &sent {
+            // 201, as the service answers a PATCH of an alert.
+            assert_eq!(
+                (r.method.as_str(), r.path.as_str(), r.status),
+                ("PATCH", path.as_str(), 201),
+                "{flavour}"
+            );
+            assert_eq!(r.accept.as_deref(), Some(media), "{flavour}");
+            assert_eq!(r.content_type.as_deref(), Some(media), "{flavour}");
+        }
+        let body =
+            |r: &RequestRecord| serde_json::from_slice::<serde_json::Value>(&r.body).unwrap();
+        assert_eq!(
+            body(&sent[0]),
+            serde_json::json!({"acknowledgedUntil": "2026-03-02T12:00:00Z", "acknowledgementComment": "disk"}),
+            "{flavour}"
+        );
+        if flavour == Flavour::Atlas {
+            assert_eq!(
+                body(&sent[1]),
+                serde_json::json!({"unacknowledgeAlert": true})
+            );
+        } else {
+            let b = body(&sent[1]);
+            let past = b["acknowledgedUntil"].as_str().unwrap();
+            let past = opsapi::query::parse_timestamp("past", past).unwrap();
+            assert!(past < fixed_now(), "{flavour}: {b}");
+        }
+    }
 }
 
 #[tokio::test]

@@ -56,7 +56,7 @@ impl Ctx<'_> {
     pub(crate) fn project_alert(&self, g: &str, id: &str, body: &[u8]) -> Reply {
         let now = self.shared.clock.now();
         if self.method == "PATCH" {
-            let ack = match parse_ack(body) {
+            let ack = match parse_ack(body, self.shared.config.flavour == crate::Flavour::Atlas) {
                 Ok(a) => a,
                 Err(e) => return e,
             };

@@ -148,7 +148,7 @@ impl Ctx<'_> {
     pub(crate) fn global_alert(&self, id: &str, body: &[u8]) -> Reply {
         let now = self.shared.clock.now();
         if self.method == "PATCH" {
-            let ack = match parse_ack(body) {
+            let ack = match parse_ack(body, false) {
                 Ok(a) => a,
                 Err(e) => return e,
             };
@@ -195,8 +195,13 @@ pub(crate) fn apply_ack(
     a.updated = now;
 }
 
-/// Validates a PATCH body: `{"acknowledgedUntil": ISO 8601, "acknowledgementComment": str?}`.
-pub(crate) fn parse_ack(body: &[u8]) -> Result<(DateTime<Utc>, Option<String>), Reply> {
+/// Validates a PATCH body: `{"acknowledgedUntil": ISO 8601, "acknowledgementComment": str?}`;
+/// where `atlas`, also `{"unacknowledgeAlert": true}` (Atlas's un-acknowledgement: an
+/// `acknowledgedUntil` of the epoch, which [`apply_ack`] takes as past).
+pub(crate) fn parse_ack(
+    body: &[u8],
+    atlas: bool,
+) -> Result<(DateTime<Utc>, Option<String>), Reply> {
     let invalid_json = || err(400, "INVALID_JSON", "Received JSON is malformed.", vec![]);
     let v: Value = serde_json::from_slice(body).map_err(|_| invalid_json())?;
     let Value::Object(m) = v else {
@@ -211,9 +216,15 @@ pub(crate) fn parse_ack(body: &[u8]) -> Result<(DateTime<Utc>, Option<String>), 
         )
     };
     for k in m.keys() {
-        if k != "acknowledgedUntil" && k != "acknowledgementComment" {
+        let atlas_key = atlas && k == "unacknowledgeAlert";
+        if k != "acknowledgedUntil" && k != "acknowledgementComment" && !atlas_key {
             return Err(invalid_attr(k));
         }
+    }
+    match m.get("unacknowledgeAlert") {
+        None | Some(Value::Bool(false)) => {}
+        Some(Value::Bool(true)) => return Ok((DateTime::<Utc>::UNIX_EPOCH, None)),
+        Some(_) => return Err(invalid_attr("unacknowledgeAlert")),
     }
     let until = match m.get("acknowledgedUntil") {
         None | Some(Value::Null) => {

@@ -509,6 +509,33 @@ def test_the_same_world_gives_the_same_frames_and_capacity_findings_through_each
     assert pl.concat([om_disks, frames["atlas"][1]]).height == 2 * om_disks.height
 
 
+def test_headroom_finds_the_same_through_atlas(sims, clients):
+    """The capacity notebook's analysis (``headroom_inputs`` then ``headroom``) against Atlas
+    finds what it finds against Ops Manager: every resource of every host, replica set, shard
+    and cluster, and the seeded findings, with hosts named by their process ids. The cache
+    series come back under Atlas's names and are read as Ops Manager's."""
+    process = {t["host_id"]: t["process_id"] for t in sims["ops-manager"].partition_truth()}
+    found = {}
+    for flavour in ("ops-manager", "atlas"):
+        inputs = capacity.headroom_inputs(clients[flavour][0], window="14d")
+        if flavour == "atlas":
+            cache = set(inputs.host_frame["measurement"].cast(pl.String).unique())
+            assert {"CACHE_USAGE_USED", "CACHE_USAGE_DIRTY"} <= cache
+            assert not {"CACHE_USED_BYTES", "CACHE_DIRTY_BYTES"} & cache
+        found[flavour] = capacity.headroom(*inputs, now=FIXED_NOW)
+
+    def as_processes(frame: pl.DataFrame) -> pl.DataFrame:
+        text = [c for c, t in frame.schema.items() if t in (pl.String, pl.Categorical)]
+        return frame.with_columns(pl.col(c).cast(pl.String).replace(process) for c in text)
+
+    om, atlas = as_processes(found["ops-manager"]), as_processes(found["atlas"])
+    assert atlas.height == om.height > 0
+    pl.testing.assert_frame_equal(atlas, om, check_row_order=False)
+    flagged = om.filter(pl.col("status").is_in(["critical", "warning", "watch"]))
+    seeded = {t["resource"] for t in sims["ops-manager"].headroom_truth()}
+    assert seeded <= set(flagged["resource"]), (seeded, flagged)
+
+
 def test_the_simulators_flavour_and_its_command_line():
     import signal
     import subprocess

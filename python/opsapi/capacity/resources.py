@@ -35,6 +35,11 @@ _BYTES = {"BYTES": 1.0, "KILOBYTES": 1024.0, "MEGABYTES": 1024.0**2, "GIGABYTES"
 _HOST = ["group_id", "host_id"]
 
 
+#: The host measurements Atlas names differently: Ops Manager's name -> Atlas's (the same
+#: series). :func:`cache` reads either; :func:`opsapi.capacity.headroom_inputs` asks a client by
+#: the names of its flavour.
+ATLAS_NAMES = {"CACHE_DIRTY_BYTES": "CACHE_USAGE_DIRTY", "CACHE_USED_BYTES": "CACHE_USAGE_USED"}
+
 def _points(frame: pl.DataFrame | pl.LazyFrame, names: Sequence[str]) -> pl.LazyFrame:
     """The non-null points of ``names``, with ``units`` as text."""
     return (
@@ -129,8 +134,11 @@ def cache(frame: pl.DataFrame | pl.LazyFrame, *, limit: float) -> pl.LazyFrame:
 
         >>> cache(host_frame, limit=20.0).collect()   # doctest: +SKIP
     """
+    # Atlas's names of the two byte series (the same series: CACHE_USAGE_DIRTY and _USED).
+    atlas = {v: k for k, v in ATLAS_NAMES.items()}
     names = ["DIRTY_FILL_RATIO", "CACHE_FILL_RATIO", "CACHE_DIRTY_BYTES", "CACHE_USED_BYTES"]
-    p = _points(frame, names).with_columns(
+    p = _points(frame, [*names, *atlas])
+    p = p.with_columns(pl.col("measurement").replace(atlas)).with_columns(
         value=pl.when(pl.col("units") == "PERCENT")
         .then(pl.col("value"))
         .otherwise(_scaled(_BYTES, 1.0))

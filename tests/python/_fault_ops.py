@@ -1,0 +1,374 @@
+"""The fault matrix's operations (tests/python/test_fault_matrix.py): each one's request, call
+and check of its result against the seeded world."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import polars as pl
+import pytest
+from _truth import LONG, PAGE1, frame_rows
+
+API = "/api/public/v1.0"
+UTC = dt.timezone.utc
+KEY = "9f2d3c4b-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+
+TIMEOUT = 2.0  # the client's time budget for one request
+SHORT = 0.3  # ... where the fault is a stall or a drip: the budget is what ends the call
+LIMIT = 2 << 20  # max_response_bytes: above a page of 500 alerts (about 0.4 MB)
+GLOBAL_ALERTS = 1200  # 3 pages: listings fetch pages 2 and 3 after the first
+# A client counts acknowledgements from the server's Date (to the second) plus the time since
+# that answer: on a fixed clock, what it sends is exact to this slack.
+SLACK = dt.timedelta(seconds=2)
+
+GET, PATCH, DELETE = "GET", "PATCH", "DELETE"
+OK = "ok"  # the operation's success: a 2xx (200; 201 for the simulator's PATCH; 204 for a DELETE)
+
+# ---- the operations ------------------------------------------------------------------------
+
+
+@dataclass
+class Ids:
+    """Identifiers of one cell, and the truth its result is compared with, from
+    ``sim.world()``, the truth accessors and the server's JSON (read once)."""
+
+    now: dt.datetime = dt.datetime(1970, 1, 1, tzinfo=UTC)  # the simulator's clock
+    g: str = ""
+    h: str = ""
+    p: str = ""
+    d: str = ""
+    e: str = ""
+    c: str = ""
+    a: str = ""  # an OPEN alert for the PATCH cells (of project g for the alerts.* ones)
+    pa: str = ""  # an alert of project g (its history), for alerts.get
+    x: str = ""  # an access-list entry for the DELETE cells
+    comment: str = ""
+    out: str = ""  # fleet_to_parquet's folder
+    alert_ids: list[str] = field(default_factory=list)
+    project_alert_ids: list[str] = field(default_factory=list)  # /groups/{g}/alerts
+    open_ids: list[str] = field(default_factory=list)  # configuration c's open alerts
+    host_ids: list[str] = field(default_factory=list)
+    project_ids: list[str] = field(default_factory=list)
+    config_ids: list[str] = field(default_factory=list)
+    event_ids: list[str] = field(default_factory=list)
+    access_ids: list[str] = field(default_factory=list)
+    partitions: list[str] = field(default_factory=list)
+    databases: list[str] = field(default_factory=list)
+    served: dict[str, Any] = field(default_factory=dict)  # op name -> the server's JSON
+    fleet_rows: list[tuple] = field(default_factory=list)  # the fleet target's long rows
+    context: Any = None  # (alert, host, query, long rows) of the alerts.context cells
+
+
+@dataclass(frozen=True)
+class Op:
+    method: str
+    path: Callable[[Ids], str]
+    call: Callable[[Any, Ids], Any]
+    check: Callable[[Any, Ids], None]
+    pages: Callable[[Ids], int] = lambda ids: 1
+    iterates: bool = False  # the call returns an iterator to drain (sync) or async-drain
+    query: Any = None  # the first request's query string (or a function of the Ids)
+    many: bool = False  # one result per id, a failure returned in its place (one id here)
+    body: Optional[Callable[[dict, Ids], None]] = None  # checks a PATCH's JSON body
+    # Requests the call sends besides its own, each once and answered 200 before its own
+    # (the fault is aimed at its own): (path, query) pairs.
+    also: Callable[[Ids], list[tuple[str, Optional[str]]]] = lambda ids: []
+
+
+WINDOW = {"granularity": "PT1H", "period": "P1D"}
+WINDOW_QUERY = "granularity=PT1H&period=P1D"
+FLEET = {**WINDOW, "metrics": ["CONNECTIONS"], "progress": False}
+
+
+def _as_served(name: str) -> Callable[[Any, Ids], None]:
+    """The result is the object the server sent (the JSON read once by a plain client)."""
+
+    def check(r: Any, ids: Ids) -> None:
+        assert r.to_dict() == ids.served[name]
+
+    return check
+
+
+def _measurements(name: str, kind: str) -> Callable[[Any, Ids], None]:
+    def check(m: Any, ids: Ids) -> None:
+        assert (m.group_id, m.host_id) == (ids.g, ids.h)
+        assert (m.partition_name, m.database_name) == (
+            ids.p if kind == "disk" else None,
+            ids.d if kind == "database" else None,
+        )
+        assert m.to_dict() == ids.served[name]
+
+    return check
+
+
+def _ids_of(attr: str) -> Callable[[Any, Ids], None]:
+    """A listing gives the seeded items, in order, each once."""
+
+    def check(items: Any, ids: Ids) -> None:
+        assert [x.id for x in items] == getattr(ids, attr)
+
+    return check
+
+
+def _until(b: dict, expected: dt.datetime) -> dt.datetime:
+    at = dt.datetime.fromisoformat(b["acknowledgedUntil"].replace("Z", "+00:00"))
+    assert expected <= at <= expected + SLACK, (at, expected)
+    return at
+
+
+def _ack_body(b: dict, ids: Ids) -> None:
+    assert sorted(b) == ["acknowledgedUntil", "acknowledgementComment"]
+    assert b["acknowledgementComment"] == ids.comment
+    _until(b, ids.now + dt.timedelta(hours=4))
+
+
+def _unack_body(b: dict, ids: Ids) -> None:
+    assert list(b) == ["acknowledgedUntil"]
+    _until(b, ids.now - dt.timedelta(minutes=1))
+
+
+def _acknowledged(a: Any, ids: Ids) -> None:
+    assert a.id == ids.a and a.acknowledgement_comment == ids.comment
+    expected = ids.now + dt.timedelta(hours=4)
+    assert expected <= a.acknowledged_until <= expected + SLACK
+
+
+def _unacknowledged(a: Any, ids: Ids) -> None:
+    assert a.id == ids.a and a.acknowledged_until is None
+
+
+def _frame(frame: Any, ids: Ids) -> None:
+    assert frame_rows(frame) == ids.fleet_rows
+
+
+def _parquet(r: Any, ids: Ids) -> None:
+    assert r is None
+    files = sorted(p.relative_to(ids.out).as_posix() for p in Path(ids.out).rglob("*.parquet"))
+    assert files == [f"group_id={ids.g}/host_id={ids.h}/host.parquet"]
+    frame = pl.read_parquet(Path(ids.out) / "**" / "*.parquet", hive_partitioning=True)
+    assert frame_rows(frame.select(pl.col(LONG))) == ids.fleet_rows
+
+
+def _listing(
+    path: Callable[[Ids], str], call: Callable[[Any, Ids], Any], attr: str, **kw: Any
+) -> Op:
+    """A listing: a GET of its first page, then the rest; the seeded items in order."""
+    return Op(GET, path, call, _ids_of(attr), query=PAGE1, **kw)
+
+
+OPS: dict[str, Op] = {
+    "access_list.delete": Op(
+        DELETE,
+        lambda i: f"{API}/admin/accessList/{i.x}",
+        lambda c, i: c.access_list.delete(i.x),
+        lambda r, i: None if r is None else pytest.fail(f"delete returned {r!r}"),
+    ),
+    "access_list.list": _listing(
+        lambda i: f"{API}/admin/accessList", lambda c, i: c.access_list.list(), "access_ids"
+    ),
+    "global_alerts.list": _listing(
+        lambda i: f"{API}/globalAlerts",
+        lambda c, i: c.global_alerts.list(),
+        "alert_ids",
+        pages=lambda i: math.ceil(len(i.alert_ids) / 500),
+    ),
+    "global_alerts.iter": _listing(
+        lambda i: f"{API}/globalAlerts",
+        lambda c, i: c.global_alerts.iter(),
+        "alert_ids",
+        pages=lambda i: math.ceil(len(i.alert_ids) / 500),
+        iterates=True,
+    ),
+    "global_alerts.get": Op(
+        GET,
+        lambda i: f"{API}/globalAlerts/{i.a}",
+        lambda c, i: c.global_alerts.get(i.a),
+        _as_served("global_alerts.get"),
+    ),
+    "global_alerts.acknowledge": Op(
+        PATCH,
+        lambda i: f"{API}/globalAlerts/{i.a}",
+        lambda c, i: c.global_alerts.acknowledge(i.a, duration="PT4H", comment=i.comment),
+        _acknowledged,
+        body=_ack_body,
+    ),
+    "global_alerts.unacknowledge": Op(
+        PATCH,
+        lambda i: f"{API}/globalAlerts/{i.a}",
+        lambda c, i: c.global_alerts.unacknowledge(i.a),
+        _unacknowledged,
+        body=_unack_body,
+    ),
+    "global_alerts.acknowledge_many": Op(
+        PATCH,
+        lambda i: f"{API}/globalAlerts/{i.a}",
+        lambda c, i: c.global_alerts.acknowledge_many([i.a], duration="PT4H", comment=i.comment),
+        _acknowledged,
+        many=True,
+        body=_ack_body,
+    ),
+    "global_alerts.unacknowledge_many": Op(
+        PATCH,
+        lambda i: f"{API}/globalAlerts/{i.a}",
+        lambda c, i: c.global_alerts.unacknowledge_many([i.a]),
+        _unacknowledged,
+        many=True,
+        body=_unack_body,
+    ),
+    "alerts.list": _listing(
+        lambda i: f"{API}/groups/{i.g}/alerts",
+        lambda c, i: c.alerts.list(i.g),
+        "project_alert_ids",
+        pages=lambda i: math.ceil(len(i.project_alert_ids) / 500),
+    ),
+    "alerts.iter": _listing(
+        lambda i: f"{API}/groups/{i.g}/alerts",
+        lambda c, i: c.alerts.iter(i.g),
+        "project_alert_ids",
+        pages=lambda i: math.ceil(len(i.project_alert_ids) / 500),
+        iterates=True,
+    ),
+    "alerts.list_all": _listing(
+        lambda i: f"{API}/groups/{i.g}/alerts",
+        lambda c, i: c.alerts.list_all(groups=[i.g]),
+        "project_alert_ids",
+        pages=lambda i: math.ceil(len(i.project_alert_ids) / 500),
+    ),
+    "alerts.get": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/alerts/{i.pa}",
+        lambda c, i: c.alerts.get(i.g, i.pa),
+        _as_served("alerts.get"),
+    ),
+    "alerts.acknowledge": Op(
+        PATCH,
+        lambda i: f"{API}/groups/{i.g}/alerts/{i.a}",
+        lambda c, i: c.alerts.acknowledge(i.g, i.a, duration="PT4H", comment=i.comment),
+        _acknowledged,
+        body=_ack_body,
+    ),
+    "alerts.unacknowledge": Op(
+        PATCH,
+        lambda i: f"{API}/groups/{i.g}/alerts/{i.a}",
+        lambda c, i: c.alerts.unacknowledge(i.g, i.a),
+        _unacknowledged,
+        body=_unack_body,
+    ),
+    "alerts.acknowledge_many": Op(
+        PATCH,
+        lambda i: f"{API}/groups/{i.g}/alerts/{i.a}",
+        lambda c, i: c.alerts.acknowledge_many([(i.g, i.a)], duration="PT4H", comment=i.comment),
+        _acknowledged,
+        many=True,
+        body=_ack_body,
+    ),
+    "alerts.unacknowledge_many": Op(
+        PATCH,
+        lambda i: f"{API}/groups/{i.g}/alerts/{i.a}",
+        lambda c, i: c.alerts.unacknowledge_many([(i.g, i.a)]),
+        _unacknowledged,
+        many=True,
+        body=_unack_body,
+    ),
+    # The measurement of an alert's context is its own request; its host and the project's
+    # alert configurations are asked first, at once.
+    "alerts.context": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/hosts/{i.context[1]}/measurements",
+        lambda c, i: c.alerts.context(i.context[0]),
+        lambda ctx, i: frame_rows(ctx.frame) == i.context[3] or pytest.fail("context frame"),
+        query=lambda i: i.context[2],
+        also=lambda i: [
+            (f"{API}/groups/{i.g}/hosts/{i.context[1]}", None),
+            (f"{API}/groups/{i.g}/alertConfigs", PAGE1),
+        ],
+    ),
+    "groups.list": _listing(lambda i: f"{API}/groups", lambda c, i: c.groups.list(), "project_ids"),
+    "groups.get": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}",
+        lambda c, i: c.groups.get(i.g),
+        _as_served("groups.get"),
+    ),
+    "alert_configs.list": _listing(
+        lambda i: f"{API}/groups/{i.g}/alertConfigs",
+        lambda c, i: c.alert_configs.list(i.g),
+        "config_ids",
+    ),
+    "alert_configs.open_alerts": _listing(
+        lambda i: f"{API}/groups/{i.g}/alertConfigs/{i.c}/alerts",
+        lambda c, i: c.alert_configs.open_alerts(i.g, i.c),
+        "open_ids",
+    ),
+    "hosts.get": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}",
+        lambda c, i: c.hosts.get(i.g, i.h),
+        _as_served("hosts.get"),
+    ),
+    "hosts.list": _listing(
+        lambda i: f"{API}/groups/{i.g}/hosts", lambda c, i: c.hosts.list(i.g), "host_ids"
+    ),
+    "hosts.partitions": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/disks",
+        lambda c, i: c.hosts.partitions(i.g, i.h),
+        lambda r, i: r == i.partitions or pytest.fail(f"partitions {r}"),
+        query=PAGE1,
+    ),
+    "hosts.databases": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/databases",
+        lambda c, i: c.hosts.databases(i.g, i.h),
+        lambda r, i: r == i.databases or pytest.fail(f"databases {r}"),
+        query=PAGE1,
+    ),
+    "measurements.host": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/measurements",
+        lambda c, i: c.measurements.host(i.g, i.h, **WINDOW, metrics=["CONNECTIONS"]),
+        _measurements("measurements.host", "host"),
+        query=f"{WINDOW_QUERY}&m=CONNECTIONS",
+    ),
+    "measurements.disk": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/disks/{i.p}/measurements",
+        lambda c, i: c.measurements.disk(i.g, i.h, i.p, **WINDOW),
+        _measurements("measurements.disk", "disk"),
+        query=WINDOW_QUERY,
+    ),
+    "measurements.database": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/databases/{i.d}/measurements",
+        lambda c, i: c.measurements.database(i.g, i.h, i.d, **WINDOW),
+        _measurements("measurements.database", "database"),
+        query=WINDOW_QUERY,
+    ),
+    "measurements.fleet": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/measurements",
+        lambda c, i: c.measurements.fleet([(i.g, i.h)], **FLEET),
+        _frame,
+        query=f"{WINDOW_QUERY}&m=CONNECTIONS",
+    ),
+    "measurements.fleet_to_parquet": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/measurements",
+        lambda c, i: c.measurements.fleet_to_parquet([(i.g, i.h)], i.out, **FLEET),
+        _parquet,
+        query=f"{WINDOW_QUERY}&m=CONNECTIONS",
+    ),
+    "events.list": _listing(
+        lambda i: f"{API}/groups/{i.g}/events", lambda c, i: c.events.list(i.g), "event_ids"
+    ),
+    "events.get": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/events/{i.e}",
+        lambda c, i: c.events.get(i.g, i.e),
+        _as_served("events.get"),
+    ),
+}

@@ -120,11 +120,25 @@ impl FrameTask {
 
 /// The frames of batches, stacked in order (one chunk per batch, no copy).
 pub(crate) async fn stack(tasks: Vec<FrameTask>) -> Result<DataFrame> {
-    let mut out: Option<DataFrame> = None;
+    let mut frames = Vec::with_capacity(tasks.len());
     for FrameTask(task) in tasks {
-        let df = task
-            .await
-            .unwrap_or_else(|e| Err(Error::Internal(format!("building a frame failed: {e}"))))?;
+        frames.push(
+            task.await.unwrap_or_else(|e| {
+                Err(Error::Internal(format!("building a frame failed: {e}")))
+            })?,
+        );
+    }
+    stack_frames(frames.into_iter().map(Ok))
+}
+
+/// Long frames stacked in order (one chunk each, no copy); none: the empty long frame. The
+/// first error ends it.
+pub(crate) fn stack_frames(
+    frames: impl IntoIterator<Item = Result<DataFrame>>,
+) -> Result<DataFrame> {
+    let mut out: Option<DataFrame> = None;
+    for df in frames {
+        let df = df?;
         match &mut out {
             None => out = Some(df),
             Some(acc) => {

@@ -18,19 +18,12 @@ use polars_parquet::write::{
 
 use super::plan;
 use crate::error::{Error, Result};
-use crate::frame::{long_frame, polars_err};
+use crate::frame::{long_frame, polars_err, LONG_COLUMNS};
 use crate::models::Measurements;
 
-/// The columns of a data file, in order.
-pub(crate) const FILE_COLUMNS: [&str; 7] = [
-    "process_id",
-    "partition_name",
-    "database_name",
-    "measurement",
-    "units",
-    "timestamp",
-    "value",
-];
+/// The columns of a data file, in order: the long shape's without the two the folders hold
+/// (`group_id`, `host_id`).
+pub(crate) const FILE_COLUMNS: &[&str] = LONG_COLUMNS.split_at(2).1;
 
 /// The text columns of a data file (Categorical in frames, text in files).
 const KEY_COLUMNS: [&str; 5] = [

@@ -232,25 +232,12 @@ impl Store {
     /// the lazy reader.
     pub fn read(&self, kind: Kind, granularity: Granularity) -> Result<DataFrame> {
         let state = manifest::load(&self.root)?;
-        let mut out: Option<DataFrame> = None;
-        for (k, t) in &state.targets {
-            if k.kind != kind || k.granularity != granularity.as_str() {
-                continue;
-            }
-            for f in &t.files {
-                let df = long_of_file(&self.root.join(&f.name), k)?;
-                match &mut out {
-                    None => out = Some(df),
-                    Some(acc) => {
-                        acc.vstack_mut_owned(df).map_err(polars_err)?;
-                    }
-                }
-            }
-        }
-        match out {
-            Some(df) => Ok(df),
-            None => crate::frame::long_frame([]),
-        }
+        let files = state
+            .targets
+            .iter()
+            .filter(|(k, _)| k.kind == kind && k.granularity == granularity.as_str())
+            .flat_map(|(k, t)| t.files.iter().map(move |f| (k, f)));
+        crate::frame::stack_frames(files.map(|(k, f)| long_of_file(&self.root.join(&f.name), k)))
     }
 }
 

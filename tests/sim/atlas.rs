@@ -470,6 +470,41 @@ async fn token_buckets_are_per_endpoint_set_and_project() {
     assert_eq!(limited.len(), 1);
 }
 
+/// Every route below a process draws from the monitoring bucket of its project: its
+/// databases and their measurements too.
+#[tokio::test]
+async fn a_processs_databases_draw_from_the_monitoring_bucket() {
+    let bucket = TokenBucket {
+        capacity: 2,
+        per_minute: 60.0,
+    };
+    let sim = atlas_with(|c| c.token_buckets = vec![(EndpointSet::Monitoring, bucket)]);
+    let raw = Raw::new(&sim);
+    let token = raw.token(&sim).await;
+    let world = sim.world();
+    let h = world
+        .hosts
+        .iter()
+        .find(|h| !h.databases.is_empty())
+        .unwrap();
+    let databases = format!(
+        "/groups/{}/processes/{}/databases",
+        h.group_id,
+        h.process_id().replace(':', "%3A")
+    );
+    let measurements = format!(
+        "{databases}/{}/measurements?granularity=PT1H&period=PT2H",
+        h.databases[0].name
+    );
+    raw.get_json(&databases, &token).await;
+    raw.get_json(&measurements, &token).await;
+    for path in [&databases, &measurements] {
+        let r = raw.get(path, &token, Some(ACCEPT_2023)).await;
+        assert_eq!(r.status, 429, "{path}");
+        assert_eq!(r.json()["errorCode"], "RATE_LIMITED_TOKEN_BUCKET");
+    }
+}
+
 #[tokio::test]
 async fn cloud_manager_and_atlas_have_no_global_alerts_or_access_list() {
     let cm = start(SimConfig {

@@ -45,7 +45,8 @@ Example::
 
 One module per area (``alerts``, ``capacity``, ``measurements``, ``profiles``, ``store``,
 ``text``), each adding its commands to the one parser that ``_build_parser`` assembles, so
-that completion and the tests read the whole command tree from one place; ``_base`` holds what they share.
+that completion and the tests read the whole command tree from one place; ``_base`` holds
+what they share.
 """
 
 from __future__ import annotations

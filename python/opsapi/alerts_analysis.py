@@ -157,7 +157,7 @@ def flapping(
     >>> alerts = sim.client().alerts.list_all().to_polars()
     >>> flaps = flapping(alerts, within="30m")
     >>> flaps.filter("flapping").select("metric_name", "reopens").rows()
-    [('CONNECTIONS', 7)]
+    [('CONNECTIONS', 15)]
     """
     window = parse_duration(within) if isinstance(within, str) else within
     host = _host()
@@ -205,9 +205,9 @@ def noisiest(
     >>> alerts = sim.client().alerts.list_all().to_polars()
     >>> for row in noisiest(alerts, by="host", top=3).select("host", "alerts", "noisy").rows():
     ...     print(row)  # the noisy host, and the flapping one (its flaps are alerts too)
-    ('standalone0.staging.example.net:27017', 46, True)
-    ('rs0-0.prod.example.net:27017', 16, True)
-    ('cfg0-0.staging.example.net:27019', 9, False)
+    ('sh0-0-0.analytics.example.net:27018', 43, True)
+    ('standalone1.prod.example.net:27017', 18, True)
+    ('sh0-1-0.analytics.example.net:27018', 8, False)
     """
     if by == "host":
         keyed = alerts.with_columns(_host()).filter(pl.col("host").is_not_null())

@@ -285,9 +285,9 @@ class Simulator:
 
         >>> truth = sim.alert_truth()  # seed 0
         >>> truth["flapping"]["metric_name"], truth["flapping"]["episodes"]
-        ('CONNECTIONS', 8)
+        ('CONNECTIONS', 16)
         >>> truth["noisy_host"]["hostname_and_port"]
-        'standalone0.staging.example.net:27017'
+        'sh0-0-0.analytics.example.net:27018'
         """
         return self._sim.alert_truth()
 

@@ -101,6 +101,9 @@ where
     loop {
         let (back, got) = py.detach(move || {
             let got = rx.recv_timeout(Duration::from_millis(50));
+            if is_shut_down() {
+                stay_detached();
+            }
             (rx, got)
         });
         rx = back;
@@ -117,34 +120,29 @@ where
     }
 }
 
-/// A call whose runtime shut down while it waited. At interpreter exit only daemon threads
-/// can still be waiting (the others were joined before `atexit`); an exception there would
-/// only print a traceback of a thread about to be stopped, so such a thread waits for that
-/// instead. Any other caller gets a typed `ShutdownError`.
+/// A call whose task ended without sending its result: it panicked, which is a bug. (A call
+/// whose runtime shut down while it waited never gets here: see [`stay_detached`].)
 fn cut_off(py: Python<'_>) -> PyErr {
-    if !is_shut_down() {
-        // The task ended without sending its result: it panicked, which is a bug.
-        return PyRuntimeError::new_err(
-            "internal error in opsapi: the call ended without a result (please report this)",
-        );
+    if is_shut_down() {
+        return shut_down_error(py);
     }
-    let daemon = py
-        .import("threading")
-        .and_then(|t| t.call_method0("current_thread"))
-        .and_then(|t| t.getattr("daemon"))
-        .and_then(|d| d.is_truthy())
-        .unwrap_or(false);
-    if daemon {
-        loop {
-            py.detach(|| std::thread::sleep(Duration::from_millis(100)));
-            // A pending signal (Ctrl-C on a thread that is not exiting after all) still ends
-            // the wait.
-            if let Err(e) = py.check_signals() {
-                return e;
-            }
-        }
+    PyRuntimeError::new_err(
+        "internal error in opsapi: the call ended without a result (please report this)",
+    )
+}
+
+/// Where a call waiting when the runtime shut down ends: it never takes the GIL again.
+///
+/// The runtime shuts down in an `atexit` hook, after the interpreter joined every non-daemon
+/// thread, so such a call is on a daemon thread, which the exiting process stops. Taking the
+/// GIL back there would be worse than useless: once the interpreter finalizes, CPython (up to
+/// 3.13) ends a daemon thread that asks for the GIL with `pthread_exit`, whose forced unwind
+/// would run through this library's frames, and the portable wheel's unwinder is not the
+/// system's (zig links its own): the process would crash at exit instead of exiting.
+fn stay_detached() -> ! {
+    loop {
+        std::thread::park();
     }
-    shut_down_error(py)
 }
 
 /// Runs `fut` on the runtime as an asyncio awaitable; cancelling it cancels the Rust future.

@@ -617,7 +617,7 @@ impl Simulator {
     /// let sim = opsapi::sim::Simulator::start(Default::default()).unwrap();
     /// let truth = sim.alert_truth();
     /// let flapping = truth.flapping.unwrap();
-    /// assert_eq!((flapping.metric_name.as_str(), flapping.episodes), ("CONNECTIONS", 8));
+    /// assert_eq!((flapping.metric_name.as_str(), flapping.episodes), ("CONNECTIONS", 16));
     /// ```
     pub fn alert_truth(&self) -> AlertTruth {
         self.shared.world_read().alert_truth.clone()

@@ -161,4 +161,8 @@ def test_the_readme_example_runs(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert (tmp_path / "alert.html").is_file()
     assert out.splitlines()[0].split()[:2] == ["host", "CONNECTIONS"]
-    assert "rs0-0.prod.example.net:27017" in out  # the flapping host
+    from opsapi.testing import Simulator
+
+    with Simulator(seed=0) as sim:  # the README's world
+        flapper = sim.alert_truth()["flapping"]["hostname_and_port"]
+    assert flapper.split(".")[0] in out  # the flapping host (polars cuts long names)

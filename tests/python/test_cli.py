@@ -428,14 +428,17 @@ def _one_line_usage_error(code: int, out: str, err: str, *needles: str) -> None:
         assert needle in err, (needle, err)
 
 
-def test_global_options_before_or_after_every_command(profiled, capsys, fake_sim) -> None:
+def test_global_options_before_or_after_every_command(profiled, capsys, fake_sim, tmp_path) -> None:
     g, h = _first_host(profiled)
+    store = str(tmp_path / "store")
     window = ["--granularity", "PT1H", "--period", "P1D", "--metric", "CONNECTIONS"]
     # Each command, and what `--output json` gives there (None: refused, it prints text).
     cases = {
         "alerts": (["alerts", "list", "--status", "OPEN"], list),
         "measurements": (["measurements", "host", g, h, *window], list),
         "capacity": (["capacity", "--window", "2d"], dict),
+        "sync": (["sync", store, "--kind", "host", "--project", g, "--window", "P1D"], dict),
+        "store": (["store", "info", store], list),  # what the sync above stored
         "config": (["config", "list"], list),
         "completion": (["completion", "bash"], None),
         "sim": (["sim", "--port", "0", "--seed", "3"], None),

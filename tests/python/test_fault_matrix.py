@@ -615,7 +615,10 @@ def test_the_matrix_covers_every_operation():
             continue  # base_url, server_time, server_version
         methods |= {f"{name}.{m}" for m in dir(type(value)) if not m.startswith("_")}
     assert len(methods) > 20
-    assert methods == set(OPS)
+    # A store's sync takes a target's failure into its report (and the next sync asks it
+    # again) instead of raising: its faults are tests/python/test_store.py's (a failing
+    # target, rate limits, kills), not this table's outcomes.
+    assert methods - {"measurements.sync"} == set(OPS)
 
 
 @pytest.mark.parametrize("op,fault", _cells("sync"))

@@ -293,7 +293,19 @@ def _topology(hosts: Any) -> pl.DataFrame:
         type_name=pl.col("type_name").cast(pl.String),
         replica_set_name=pl.col("replica_set_name").cast(pl.String),
         shard_name=pl.col("shard_name").cast(pl.String),
-        cluster_id=pl.col("cluster_id").cast(pl.String),
+        # Atlas's processes do not name their cluster: its shards do, by a common stem
+        # (Atlas's `atlas-abc123-shard-0`, `-shard-1`, ...), which stands for it within the
+        # project. Its mongos and config servers are then in no cluster's roll-up.
+        cluster_id=pl.coalesce(
+            pl.col("cluster_id").cast(pl.String),
+            pl.when(pl.col("shard_name").is_not_null()).then(
+                pl.format(
+                    "{} ({})",
+                    pl.col("shard_name").cast(pl.String).str.replace(r"-?\d+$", ""),
+                    pl.col("group_id").cast(pl.String),
+                )
+            ),
+        ),
     )
 
 

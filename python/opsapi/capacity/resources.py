@@ -40,6 +40,7 @@ _HOST = ["group_id", "host_id"]
 #: the names of its flavour.
 ATLAS_NAMES = {"CACHE_DIRTY_BYTES": "CACHE_USAGE_DIRTY", "CACHE_USED_BYTES": "CACHE_USAGE_USED"}
 
+
 def _points(frame: pl.DataFrame | pl.LazyFrame, names: Sequence[str]) -> pl.LazyFrame:
     """The non-null points of ``names``, with ``units`` as text."""
     return (

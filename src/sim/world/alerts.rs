@@ -230,7 +230,8 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
         }
     }
     // The flapping configuration: connections of one host of the first project, opening and
-    // closing within minutes, eight times in a row, never acknowledged.
+    // closing within minutes, sixteen times in a row, never acknowledged (enough for its host
+    // to be among the noisy ones for its flaps alone, whatever the size of the world).
     let first = world_ref
         .projects
         .first()
@@ -256,7 +257,7 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
     if let Some((cfg, host)) = flapping {
         let mut t = at(3 * DAY + r.range(9 * 3600, 15 * 3600) as i64);
         let mut longest = 0;
-        let episodes = 8;
+        let episodes = 16;
         for i in 0..episodes {
             let open_secs = r.range(180, 540) as i64;
             plans.push(Plan {

@@ -4,8 +4,8 @@ A page's blocks run in order in one namespace, as a reader would paste them, in 
 working folder. The simulators they start stand on the suite's fixed clock (``FIXED_NOW``)
 unless a block gives ``now=`` itself, so what a page prints does not depend on the hour. A
 ``text`` block titled ``Output`` right after a python block is what that block prints, and
-is compared with it. A page that needs an optional package that is not installed (Dask) is
-skipped, saying which.
+is compared with it. A page that needs an optional package that is not installed (Dask,
+DuckDB, Altair for ``AlertContext.chart()``) is skipped, saying which.
 
 New pages need nothing here: every ``docs/**/*.md`` is found, and each guide must have at
 least one python block.
@@ -27,6 +27,13 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGES = sorted(p for p in DOCS.rglob("*.md") if "_ext" not in p.parts)
 # ```python ... ``` (any attributes after the language), at the start of a line.
 FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```\s*$", re.S | re.M)
+# Optional packages, and what in a page's code needs each: a page without one is skipped.
+OPTIONAL = {
+    "distributed": r"^\s*(from|import) distributed\b",
+    "dask": r"^\s*(from|import) dask\b",
+    "duckdb": r"^\s*(from|import) duckdb\b",
+    "altair": r"\.chart\(",  # AlertContext.chart() draws with Altair
+}
 
 
 def blocks(page: Path) -> list[tuple[int, str, str, str]]:
@@ -59,9 +66,9 @@ def test_python_blocks_run(page, monkeypatch, tmp_path) -> None:
     code = [(i, b) for i, b in enumerate(found) if b[1] == "python"]
     if not code:
         pytest.skip("no python block")
-    for needed in ("distributed", "dask"):
-        if any(re.search(rf"^\s*(from|import) {needed}\b", b[3], re.M) for _, b in code):
-            pytest.importorskip(needed, reason=f"{page.name} needs {needed} (opsapi[dask])")
+    for needed, pattern in OPTIONAL.items():
+        if any(re.search(pattern, b[3], re.M) for _, b in code):
+            pytest.importorskip(needed, reason=f"{page.name} needs {needed} (pip install {needed})")
     monkeypatch.chdir(tmp_path)
     for var in ("OPSAPI_BASE_URL", "OPSAPI_PUBLIC_KEY", "OPSAPI_PRIVATE_KEY", "OPSAPI_CA_FILE"):
         monkeypatch.delenv(var, raising=False)

@@ -13,7 +13,7 @@ import re
 import polars as pl
 import pytest
 
-from opsapi import _report, _report_alerts
+from opsapi import _report, _report_alerts, demo
 
 
 class _Tables(html.parser.HTMLParser):
@@ -160,8 +160,8 @@ def test_without_alerts_the_section_says_so():
     assert _report_alerts.section(None, None, {}, host, _report._table, frames) == ("", [])
 
 
-@pytest.mark.parametrize("module", [_report_alerts], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [_report_alerts, demo], ids=lambda m: m.__name__)
 def test_the_examples_run(module):
-    # The words the section prints, shown in its docstrings, are what it says.
+    # The words the section and the demo print, shown in their docstrings, are what they say.
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

@@ -82,8 +82,9 @@ python-lint: venv
 	$(BIN)/ruff format --check python tests docs
 
 # The capacity report against the built-in simulator: out/capacity.html (what runs out
-# first, the headroom table, a chart per finding; one file that works offline) and the
-# summary on stdout.
+# first, the headroom table, a chart per finding, which alerts are noise; one file that works
+# offline), read from the measurement store out/store that it syncs first (a second run asks
+# only what is new), and what the sync did and the summary on stdout.
 demo: python-build
 	$(BIN)/python -m opsapi.demo --out out
 

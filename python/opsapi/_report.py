@@ -3,10 +3,10 @@
 It opens with the answer (what runs out first, where and when, per deployment), then the
 headroom table (one row per deployment, the days left of each resource, coloured by
 urgency), a chart per finding (the series, the fit, the limit and the day it is crossed, in
-urgency order), the disks closest to full and the databases behind their growth. Tables are
-plain HTML with a stylesheet: host names, GiB, %, hours, days and dates. The charts are Altair
-(Vega-Lite) specs embedded with the Vega libraries inline (``vl-convert``): no request leaves
-the page.
+urgency order), the disks closest to full and the databases behind their growth, and which
+of the projects' alerts are noise (``opsapi._report_alerts``). Tables are plain HTML with a
+stylesheet: host names, GiB, %, hours, days and dates. The charts are Altair (Vega-Lite) specs
+embedded with the Vega libraries inline (``vl-convert``): no request leaves the page.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any, Optional
 
 import polars as pl
 
-from opsapi import capacity
+from opsapi import _report_alerts, capacity
 from opsapi.capacity import resources as res
 from opsapi.capacity._common import _disk_points
 from opsapi.capacity.headroom import _topology
@@ -37,7 +37,9 @@ _UNITS = {"%": "%", "h": "hours", "s": "s", "": "", "IOPS": "IOPS", "ms": "ms", 
 @dataclass
 class ReportData:
     """What the report is made of: the long host, disk and database frames, the hosts, the
-    project names by id, the window and the instant it ends."""
+    project names by id, the window and the instant it ends; the project alerts
+    (``AlertList.to_polars()``) and the projects' events (when each alert was acknowledged),
+    and the sync that filled the measurement store the frames were read from."""
 
     host_frame: pl.DataFrame
     disk_frame: pl.DataFrame
@@ -46,6 +48,9 @@ class ReportData:
     window: str = "14d"
     now: Optional[datetime] = None
     db_frame: Optional[pl.DataFrame] = None
+    alerts: Optional[pl.DataFrame] = None
+    alert_events: Optional[pl.DataFrame] = None
+    sync: Any = None
     frames: dict[str, pl.DataFrame] = field(default_factory=dict)
 
 
@@ -128,6 +133,7 @@ def render(data: ReportData) -> str:
         _findings_section(h, summary, data),
         _disks_section(forecast, data),
         _databases_section(forecast, data),
+        _alerts_section(data),
         _details_section(h, data.names),
     ]
     charts = [p for _, p in parts if p]
@@ -421,6 +427,13 @@ def _databases_section(forecast: pl.DataFrame, data: ReportData) -> tuple[str, l
     )
 
 
+def _alerts_section(data: ReportData) -> tuple[str, list]:
+    host = _labeller(data.frames["topology"]["member"].to_list())
+    return _report_alerts.section(
+        data.alerts, data.alert_events, data.names, host, _table, data.frames
+    )
+
+
 def _details_section(h: pl.DataFrame, names: dict[str, str]) -> tuple[str, list]:
     flagged = h.filter(
         pl.col("scope_kind") == "host", pl.col("status").is_in(["critical", "warning", "watch"])
@@ -456,6 +469,8 @@ _CSS = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222;
        margin: 0 auto; padding: 16px 24px; max-width: 1180px; }
 h1 { font-size: 24px; margin: 8px 0; } h2 { font-size: 18px; margin: 28px 0 8px; }
+h3 { font-size: 15px; margin: 18px 0 4px; }
+p.said { margin: 4px 0; padding-left: 6px; border-left: 4px solid #ff7f0e; }
 ul.summary { padding-left: 20px; } ul.summary li { margin: 4px 0; padding-left: 6px;
   border-left: 4px solid #ccc; list-style: none; }
 ul.summary li.critical { border-color: #d62728; } ul.summary li.warning { border-color: #ff7f0e; }

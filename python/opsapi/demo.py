@@ -1,10 +1,13 @@
 """``python -m opsapi.demo --out out/``: the capacity report, headless, against the simulator.
 
-Loads 14 days of measurements of every host (:func:`load`), writes the report a team lead
-reads to ``<out>/capacity.html`` (one file that works offline: what runs out first, the
-headroom table, a chart per finding; ``opsapi._report``), the frames behind it as Parquet
-next to it, and prints the summary. The analyst's notebook (``notebooks/capacity.ipynb``)
-calls the same functions, with its code.
+Syncs 14 days of measurements of every host, partition and database into a measurement
+store, ``<out>/store`` (``<out>/live-store`` with ``--live``): the first run pulls the window,
+a later run only what is new since (:func:`load`). The report's frames are read from the
+store. Writes the report a team lead reads to ``<out>/capacity.html``
+(one file that works offline: what runs out first, the headroom table, a chart per finding,
+which alerts are noise; ``opsapi._report``), the frames behind it as Parquet next to it, and
+prints what the sync did and the summary. The analyst's notebook
+(``notebooks/capacity.ipynb``) calls the same functions, with its code.
 
 Needs ``altair`` and ``vl-convert-python``.
 
@@ -22,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 if TYPE_CHECKING:
     from opsapi._report import ReportData
@@ -30,38 +33,125 @@ if TYPE_CHECKING:
 _CREDENTIALS = ("OPSAPI_BASE_URL", "OPSAPI_PUBLIC_KEY", "OPSAPI_PRIVATE_KEY", "OPSAPI_CA_FILE")
 # The simulator's clock for the demo: the same report whenever it runs.
 DEMO_NOW = datetime(2026, 3, 2, 10, tzinfo=timezone.utc)
+GRANULARITY = "PT1H"
+KINDS = ("host", "disk", "database")
 
 
-def load(live: bool, window: str = "14d") -> ReportData:
-    """Everything the report reads, in one place: a real deployment's (``OPSAPI_*``) with
-    ``live``, else the built-in simulator's (seed 0, on a fixed clock). A local measurement
-    store plugs in here."""
-    import opsapi
+def _metrics() -> dict[str, list[str]]:
+    """What the report reads of each kind. The store holds every measurement (the notebook,
+    which syncs the same store, reads more of them)."""
     from opsapi import capacity
+
+    return {
+        "host": list(capacity.HEADROOM_HOST_METRICS),
+        "disk": list(capacity.HEADROOM_DISK_METRICS),
+        "database": [capacity.STORAGE_SIZE, capacity.INDEX_SIZE],
+    }
+
+
+def load(
+    live: bool, window: str = "14d", store: Union[str, os.PathLike[str]] = "out/store"
+) -> ReportData:
+    """Everything the report reads, in one place: a real deployment's (``OPSAPI_*``) with
+    ``live``, else the built-in simulator's (seed 0, on a fixed clock).
+
+    The measurements go through the measurement store at ``store``: one sync asks every host,
+    partition and database only what the store does not hold yet of the last ``window``
+    (the whole window the first time; nothing more on the simulator's fixed clock), then the
+    frames are read from the store. The sync's report is the result's ``sync``. The store
+    keeps the window it is synced with: a wider ``window`` later is not filled in backwards
+    for the targets it already holds (a store of its own does that). The project alerts and
+    the events that say when each was acknowledged are read from the server."""
+    import polars as pl
+
+    import opsapi
+    from opsapi._duration import parse_duration
     from opsapi._report import ReportData
     from opsapi.testing import Simulator
 
+    span = parse_duration(window)
+    metrics = _metrics()
     sim = None if live else Simulator(seed=0, now=DEMO_NOW)
     try:
         client = opsapi.Client.from_env() if sim is None else sim.client()
         names = {g.id: g.name for g in client.groups.list()}
-        inputs = capacity.headroom_inputs(client, list(names), window=window)
-        db_targets = [
-            (h.group_id, h.id, d)
-            for h in inputs.hosts
-            for d in client.hosts.databases(h.group_id, h.id)
-        ]
-        db_frame = client.measurements.fleet(
-            db_targets, kind="database", granularity="PT1H", period="P14D",
-            metrics=[capacity.STORAGE_SIZE, capacity.INDEX_SIZE],
+        hosts = [h for g in names for h in client.hosts.list(g)]
+        synced = client.measurements.sync(
+            opsapi.Store(store), kind=KINDS, granularity=GRANULARITY, window=span,
+            projects=list(names),
         )  # fmt: skip
+        now = DEMO_NOW if sim is not None else client.server_time
+        alerts = client.alerts.list_all(groups=list(names)).to_polars()
+        per_project = [client.events.list(g).to_polars() for g in names]
+        events = pl.concat(per_project, how="diagonal_relaxed") if per_project else None
     finally:
         if sim is not None:
             sim.close()
+    frames = _read(opsapi.Store(store), metrics, [h.id for h in hosts], now - span, now)
     return ReportData(
-        inputs.host_frame, inputs.disk_frame, inputs.hosts, names, window,
-        now=None if live else DEMO_NOW, db_frame=db_frame,
+        frames["host"], frames["disk"], hosts, names, window,
+        now=None if live else DEMO_NOW, db_frame=frames["database"],
+        alerts=alerts, alert_events=events, sync=synced,
     )  # fmt: skip
+
+
+def _read(
+    store: Any, metrics: dict[str, list[str]], host_ids: list[str], since: datetime, until: datetime
+) -> dict[str, Any]:
+    """The long frame of each kind as the report reads it, from the store: the hosts of
+    today's projects (the store keeps those it no longer sees), the measurements the report
+    reads, the points of the window; by host (in the listing's order), partition or
+    database, measurement and time, whatever order the store's files are in."""
+    import polars as pl
+
+    out = {}
+    for kind in KINDS:
+        key = {"disk": "partition_name", "database": "database_name"}.get(kind)
+        frame = (
+            store.scan(kind=kind, granularity=GRANULARITY)
+            .filter(
+                pl.col("host_id").cast(pl.String).is_in(host_ids),
+                pl.col("measurement").cast(pl.String).is_in(metrics[kind]),
+                pl.col("timestamp").is_between(since, until),
+            )
+            .collect()
+        )
+        order = [
+            pl.col("host_id")
+            .cast(pl.String)
+            .replace_strict({h: i for i, h in enumerate(host_ids)}, return_dtype=pl.Int64)
+        ]
+        order += [pl.col(key).cast(pl.String)] if key else []
+        order += [pl.col("measurement").cast(pl.String), "timestamp"]
+        out[kind] = frame.sort(order)
+    return out
+
+
+def _n(count: int) -> str:
+    return f"{count:,}".replace(",", " ")
+
+
+def sync_text(report: Any) -> str:
+    """What a sync did, in one line: its targets by what became of them, and its requests
+    (those for data apart: none when the store already held everything).
+
+    >>> class Report:
+    ...     new, updated, unchanged, failed = [], [], [("host", "g", "h")] * 1204, {}
+    ...     requests, data_requests, points_added = 4, 0, 0
+    >>> print(*sync_text(Report()).split("; "), sep=";\\n")
+    synced 1 204 targets: 0 new, 0 updated, 1 204 unchanged, 0 failed;
+    0 requests for data (4 in all), 0 points added
+    """
+    failed = [k for k in report.failed if k[0] != "listing"]
+    targets = len(report.new) + len(report.updated) + len(report.unchanged) + len(failed)
+    listing = len(report.failed) - len(failed)
+    return (
+        f"synced {_n(targets)} targets: {_n(len(report.new))} new, "
+        f"{_n(len(report.updated))} updated, {_n(len(report.unchanged))} unchanged, "
+        f"{_n(len(failed))} failed{f' ({listing} listings failed)' if listing else ''}; "
+        f"{_n(report.data_requests)} requests for data ({_n(report.requests)} in all), "
+        f"{_n(report.points_added)} points added"
+    )
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -86,8 +176,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             os.environ.pop(name, None)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    # A real deployment's store apart from the simulator's: neither holds the other's hosts.
+    store = out / ("live-store" if args.live else "store")
     print("loading measurements ...", file=sys.stderr, flush=True)
-    data = load(args.live, args.window)
+    data = load(args.live, args.window, store)
+    print(f"{sync_text(data.sync)} (store: {store})")
     report = out / "capacity.html"
     report.write_text(_report.render(data), encoding="utf-8")
     for name, frame in data.frames.items():

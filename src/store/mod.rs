@@ -12,13 +12,13 @@
 //!
 //! - One file holds one target's points of one calendar month (UTC), or part of them: each
 //!   sync adds a small file per target with new points, and a month's files are compacted
-//!   ([`plan::to_merge`]) once it has four, and into one once the month is over. Keeping
+//!   (`plan::to_merge`) once it has four, and into one once the month is over. Keeping
 //!   targets apart keeps every write and every compaction to one target's month (memory does
 //!   not grow with the fleet) and makes a target the unit a crash leaves whole.
 //! - Readers trust only `MANIFEST.json` ([`Store::files`], [`Store::read`], Python's
 //!   `Store.scan`); between syncs the folder holds exactly its files, so a glob
 //!   (`kind=disk/granularity=PT1H/**/*.parquet`) reads the same.
-//! - Crash-safe: see [`durable`] (files) and [`manifest`] (the manifest and the checkpoint).
+//! - Crash-safe: see `durable` (files) and `manifest` (the manifest and the checkpoint).
 //!
 //! ```no_run
 //! # async fn f(client: opsapi::Client) -> opsapi::Result<()> {

@@ -197,9 +197,10 @@ def child(task: dict[str, Any]) -> None:
 
 def run_child(sim: Sim, **task: Any) -> dict[str, Any]:
     task = {**sim.info, **task}
+    # The task on stdin: a fleet's list of targets is longer than an argument may be.
     r = subprocess.run(
-        [sys.executable, __file__, "--child", json.dumps(task)],
-        capture_output=True, text=True, timeout=3600,
+        [sys.executable, __file__, "--child", "-"],
+        input=json.dumps(task), capture_output=True, text=True, timeout=3600,
         env={**os.environ, "OPSAPI_PROGRESS": "0"},
     )  # fmt: skip
     if r.returncode != 0:
@@ -398,7 +399,7 @@ def main() -> None:
         serve(json.loads(sys.argv[2]))
         return
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        child(json.loads(sys.argv[2]))
+        child(json.loads(sys.stdin.read() if sys.argv[2] == "-" else sys.argv[2]))
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hosts", type=int, default=1000)

@@ -370,11 +370,14 @@ def render(m: dict[str, Any], kills: dict[str, Any] | None) -> str:
         "binds, a sync takes its requests over the limit, whatever their size. The second "
         f"sync sends one request per target ({second['requests']}), the first "
         f"{first['requests']} (the same data requests, plus each host's partitions and "
-        "databases listings), so the second cannot take less than "
-        f"{100 * second['requests'] / first['requests']:.0f} % of the first's time; it moves "
-        f"{100 * second['points_added'] / max(1, first['points_added']):.2f} % of its points. "
-        "Fewer requests than one per target would mean not asking targets that have new "
-        "points.",
+        "databases listings): under the limit alone the second would take "
+        f"{100 * second['requests'] / first['requests']:.0f} % of the first's time. The first "
+        "is slower than its requests (it writes every point of the window), the second is "
+        "bound by its requests; it moves "
+        f"{100 * second['points_added'] / max(1, first['points_added']):.2f} % of the first's "
+        "points. Fewer requests than one per target would mean not asking targets that have "
+        "new points; the listings above one per target are discovery's (a project's hosts at "
+        "every sync, so that a new host starts filling).",
         "",
     ]
     return "\n".join(lines) + "\n"

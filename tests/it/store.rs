@@ -428,21 +428,36 @@ async fn a_removed_host_asked_by_name_is_a_404_in_the_report_and_the_rest_is_sto
 
 #[tokio::test]
 async fn a_rate_limit_slows_a_sync_and_fails_no_target() {
-    // On the wall clock: the limiter's bucket refills as time passes.
+    // A project's limit answering one target 429 with Retry-After, three times in a row (aimed
+    // at its request, so that the machine's speed cannot decide whether the limit is met):
+    // the sync waits each out and stores every target.
     let sim = start(SimConfig {
         projects: 2,
         hosts_per_project: 2,
-        rate_limit: Some(5.0),
         ..SimConfig::default()
     });
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path().join("store"));
+    let host = of_kind(&all_targets(&sim), Kind::Host)[1].clone();
+    let path = format!(
+        "/groups/{}/hosts/{}/measurements",
+        host.group_id(),
+        host.host_id()
+    );
+    let limited = Fault::Status {
+        status: 429,
+        retry_after: Some(1),
+    };
+    sim.inject_at(Aim::get(&path), limited, 3);
     let r = sync(&sim, &store, &options().kinds([Kind::Host, Kind::Disk])).await;
     assert!(r.failed.is_empty() && r.listings_failed.is_empty(), "{r:?}");
-    assert!(
-        sim.requests().iter().any(|q| q.status == 429),
-        "the limit was reached"
-    );
+    let statuses: Vec<u16> = sim
+        .requests()
+        .iter()
+        .filter(|q| q.path.ends_with(&path))
+        .map(|q| q.status)
+        .collect();
+    assert_eq!(statuses, [429, 429, 429, 200]);
     let want = all_targets(&sim)
         .iter()
         .filter(|t| Kind::of(t) != Kind::Database)

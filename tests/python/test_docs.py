@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 from pathlib import Path
 
@@ -72,6 +73,9 @@ def test_python_blocks_run(page, monkeypatch, tmp_path) -> None:
     monkeypatch.chdir(tmp_path)
     for var in ("OPSAPI_BASE_URL", "OPSAPI_PUBLIC_KEY", "OPSAPI_PRIVATE_KEY", "OPSAPI_CA_FILE"):
         monkeypatch.delenv(var, raising=False)
+    # A page may set the environment as a user's script does (the TLS guide's OPSAPI_*):
+    # nothing it sets outlives the page (monkeypatch restores only what it changed itself).
+    environ = dict(os.environ)
     monkeypatch.setattr(opsapi.testing, "Simulator", _OnTheFixedClock)
     namespace: dict = {"__name__": "__docs__"}
     started: list[opsapi.testing.Simulator] = []
@@ -92,6 +96,9 @@ def test_python_blocks_run(page, monkeypatch, tmp_path) -> None:
                 assert out.getvalue() == following[3], f"{page.name}:{following[0]}"
         left_open = [s for s in started if not s.closed]
     finally:
+        for name in set(os.environ) - set(environ):
+            del os.environ[name]
+        os.environ.update(environ)
         for sim in started:
             sim.close()
     # Every simulator a page starts, it stops: readers copy the pattern.

@@ -12,6 +12,9 @@ from opsapi.exceptions import OpsApiError
 __version__: str
 # The long frame's key columns, in order (Categorical): crate::frame::LONG_KEY_COLUMNS.
 LONG_KEY_COLUMNS: tuple[str, ...]
+# The host measurements Atlas names differently, Ops Manager's name -> Atlas's:
+# crate::flavour::ATLAS_MEASUREMENT_NAMES.
+ATLAS_MEASUREMENT_NAMES: dict[str, str]
 
 _Timestamp = Union[datetime, str]
 _Duration = Union[str, timedelta]

@@ -20,6 +20,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The long frame's key columns, for opsapi.capacity (the one list is Rust's).
     let keys = pyo3::types::PyTuple::new(m.py(), crate::frame::LONG_KEY_COLUMNS)?;
     m.add("LONG_KEY_COLUMNS", keys)?;
+    let names = pyo3::types::PyDict::new(m.py());
+    for (om, atlas) in crate::flavour::ATLAS_MEASUREMENT_NAMES {
+        names.set_item(om, atlas)?;
+    }
+    m.add("ATLAS_MEASUREMENT_NAMES", names)?;
     m.add_function(wrap_pyfunction!(runtime::_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(args::parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(sim::_sim_main, m)?)?;

@@ -25,9 +25,10 @@ async fn a_retry_after_beyond_the_budget_ends_the_call_at_once() {
         .unwrap();
     let t = Instant::now();
     let err = c.hosts().get(&i.group, &i.host).await.unwrap_err();
-    // behaviour: the call ends on the 429 without waiting, neither the 30 s asked for nor
-    // until its 20 s budget runs out; 15 s is far from either and leaves a loaded machine
-    // room for the two requests (the log below shows that no retry was sent).
+    // The call ends on the 429 without waiting, neither the 30 s asked for nor until its
+    // 20 s budget runs out (the log below shows that no retry was sent); 15 s is far from
+    // either and leaves a loaded machine room for the two requests.
+    // behaviour: a time-budget bound (ending at once is the behaviour under test).
     assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
     let api = api_error(&err);
     assert_eq!(api.status, 429);
@@ -98,10 +99,8 @@ async fn a_slow_retry_chain_stops_within_the_budget() {
     sim.inject_at(Aim::get(path.clone()), status(5), 2);
     sim.inject_at(Aim::get(path.clone()), status(15), 1);
     sim.inject_at(Aim::get(path.clone()), status(1), 1); // never reached
-    let t = Instant::now();
     let err = c.hosts().get(&i.group, &i.host).await.unwrap_err();
-    // behaviour: the call ends inside its budget, with the third 503, not a timeout.
-    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    // The call ends inside its budget: with the third 503 (an API error), not a timeout.
     assert_eq!(api_error(&err).status, 503, "{err:?}");
     assert_eq!(api_error(&err).retry_after, Some(Duration::from_secs(15)));
     let line = |secs| format!("GET {path} signed 503 [status 503 retry-after {secs}]");
@@ -132,11 +131,9 @@ async fn a_stalled_answer_is_a_timeout_and_not_retried() {
             .unwrap();
         sim.clear_requests();
         sim.inject_at(Aim::get(path.clone()), fault.clone(), 1);
-        let t = Instant::now();
         let err = c.hosts().get(&i.group, &i.host).await.unwrap_err();
-        // behaviour: the 5 s budget ends the call, not the end of the 120 s stall (or of the
-        // drip, a byte every 500 ms): 60 s leaves a loaded machine room and is half the stall.
-        assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
+        // The 5 s budget ends the call, not the end of the 120 s stall (or of the drip, a
+        // byte every 500 ms), which would have answered in full: a timeout of that budget.
         assert!(matches!(err, Error::Timeout { .. }), "{fault:?}: {err:?}");
         assert_eq!(err.to_string(), format!("timed out after 5s on GET {path}"));
         assert_eq!(

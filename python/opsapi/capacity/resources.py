@@ -16,6 +16,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from opsapi._native import ATLAS_MEASUREMENT_NAMES
+
 from ._common import _keyed
 
 __all__ = [
@@ -36,9 +38,9 @@ _HOST = ["group_id", "host_id"]
 
 
 #: The host measurements Atlas names differently: Ops Manager's name -> Atlas's (the same
-#: series). :func:`cache` reads either; :func:`opsapi.capacity.headroom_inputs` asks a client by
-#: the names of its flavour.
-ATLAS_NAMES = {"CACHE_DIRTY_BYTES": "CACHE_USAGE_DIRTY", "CACHE_USED_BYTES": "CACHE_USAGE_USED"}
+#: series; the crate's table). :func:`cache` reads either; :func:`opsapi.capacity.headroom_inputs`
+#: asks a client by the names of its flavour.
+ATLAS_NAMES: dict[str, str] = dict(ATLAS_MEASUREMENT_NAMES)
 
 
 def _points(frame: pl.DataFrame | pl.LazyFrame, names: Sequence[str]) -> pl.LazyFrame:

@@ -33,21 +33,9 @@ use super::*;
 use crate::flavour::{EndpointSet, Flavour, OAUTH_TOKEN_PATH};
 use crate::sim::TokenBucket;
 
-/// Atlas's names of the host measurements it names differently: (Ops Manager, Atlas).
-pub(crate) const ATLAS_NAMES: [(&str, &str); 2] = [
-    ("CACHE_DIRTY_BYTES", "CACHE_USAGE_DIRTY"),
-    ("CACHE_USED_BYTES", "CACHE_USAGE_USED"),
-];
-
 /// The name `flavour` serves the catalog's measurement `name` under.
 pub(crate) fn served_name(flavour: Flavour, name: &'static str) -> &'static str {
-    match flavour {
-        Flavour::Atlas => ATLAS_NAMES
-            .iter()
-            .find(|(om, _)| *om == name)
-            .map_or(name, |(_, atlas)| atlas),
-        _ => name,
-    }
+    flavour.measurement_name(name)
 }
 
 #[derive(Debug)]

@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 
 use super::durable;
 use super::Kind;
-use crate::api::measurements::{Granularity, Target};
+use crate::api::measurements::query::Granularity;
+use crate::api::measurements::target::Target;
 use crate::error::{Error, Result};
 
 /// The manifest readers trust.

@@ -48,7 +48,8 @@ use polars::prelude::*;
 pub use durable::WRITE_HOOK_ENV;
 pub use sync::{SyncOptions, SyncReport, Targets};
 
-use crate::api::measurements::{Granularity, Target};
+use crate::api::measurements::query::Granularity;
+use crate::api::measurements::target::Target;
 use crate::error::{Error, Result};
 use crate::frame::lists::Cols;
 use crate::frame::{key_dtype, polars_err, LONG_COLUMNS};

@@ -19,7 +19,9 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 use super::manifest::{self, FileEntry, Key, State, TargetState, CHECKPOINT, MANIFEST};
 use super::write::{create_root, write_target, Written};
 use super::{discover, durable, plan, Kind, Store};
-use crate::api::measurements::{target_request, Granularity, MeasurementsQuery, Target};
+use crate::api::measurements::query::{Granularity, MeasurementsQuery};
+use crate::api::measurements::target::{target_request, Target};
+use crate::api::measurements::MeasurementsApi;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::fleet::{Progress, ProgressFn, TargetFailure};
@@ -220,6 +222,32 @@ pub(super) struct Plan {
     pub(super) is_new: bool,
 }
 
+// `client.measurements().sync(..)`: the handle is the API's, the workflow the store's (the
+// API layer never imports the store).
+impl MeasurementsApi<'_> {
+    /// Syncs a measurement store: asks each target only what the store does not hold yet
+    /// (from its last stored point, overlapping by one), writes it crash-safely, compacts,
+    /// and drops what left the store's window. With `Targets::All` (the default) it first
+    /// discovers every project, host, partition and database the key can see. One writer at a
+    /// time: it waits for another sync of the same store, or with `wait(false)` fails at once
+    /// with [`Error::StoreLocked`]. A target whose request fails is reported in
+    /// [`crate::store::SyncReport::failed`] and asked again next time; it fails nothing else.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// use opsapi::store::{Store, SyncOptions};
+    /// use opsapi::Granularity;
+    /// let store = Store::new("fleet-store");
+    /// let options = SyncOptions::new(Granularity::PT1H, "P35D".parse().unwrap());
+    /// let report = client.measurements().sync(&store, &options).await?;
+    /// println!("{} updated, {} data requests", report.updated.len(), report.data_requests);
+    /// # Ok(()) }
+    /// ```
+    pub async fn sync(&self, store: &Store, options: &SyncOptions) -> Result<SyncReport> {
+        run(self.client, store, options).await
+    }
+}
+
 /// Targets updated between two checkpoints, at most (and a quarter of a smaller sync's).
 const CHECKPOINT_EVERY: usize = 256;
 /// Time between two checkpoints, at most (while targets are being updated).
@@ -228,7 +256,7 @@ const CHECKPOINT_SECS: u64 = 10;
 /// `durable::sync_dirs`), and each holds one target's new points.
 const WRITERS: usize = 16;
 
-/// The sync behind [`crate::api::measurements::MeasurementsApi::sync`].
+/// The sync behind [`MeasurementsApi::sync`].
 pub(crate) async fn run(
     client: &Client,
     store: &Store,

@@ -612,6 +612,18 @@ impl PySimulator {
         self.with(|s| s.advance(by))
     }
 
+    /// Sets how far the `Date` header of every answer is off the simulator's clock, in
+    /// seconds (either sign; 0: not at all).
+    fn set_date_skew(&self, seconds: f64) -> PyResult<()> {
+        if !seconds.is_finite() || seconds.abs() > 1e11 {
+            return Err(PyValueError::new_err(
+                "seconds must be a finite number of seconds",
+            ));
+        }
+        let skew = chrono::TimeDelta::milliseconds((seconds * 1000.0) as i64);
+        self.with(|s| s.set_date_skew(skew))
+    }
+
     /// The one-shot faults still queued, oldest first, by label.
     fn injected(&self) -> PyResult<Vec<String>> {
         self.with(|s| s.injected().iter().map(Fault::label).collect())

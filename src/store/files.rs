@@ -118,15 +118,31 @@ pub(crate) fn encode(df: &mut DataFrame) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Reads a data file back (text keys), its columns in file order.
+/// Reads a data file back (text keys), its columns in file order; a file that is not one is
+/// an error naming it.
 pub(crate) fn read(path: &Path) -> Result<DataFrame> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let df = ParquetReader::new(file)
+    let bytes = std::fs::read(path).map_err(|e| Error::StoreFile {
+        path: path.to_path_buf(),
+        problem: match e.kind() {
+            std::io::ErrorKind::NotFound => "missing".into(),
+            _ => format!("cannot be read: {e}"),
+        },
+    })?;
+    from_bytes(path, bytes)
+}
+
+/// A data file's frame from its bytes (`path` names it in the error).
+pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<DataFrame> {
+    let bad = |problem: String| Error::StoreFile {
+        path: path.to_path_buf(),
+        problem,
+    };
+    let df = ParquetReader::new(std::io::Cursor::new(bytes))
         .finish()
-        .map_err(|e| Error::io(path, format!("not a readable store file: {e}")))?;
+        .map_err(|e| bad(format!("damaged: not a readable store file: {e}")))?;
     let mut df = df
         .select(FILE_COLUMNS)
-        .map_err(|e| Error::io(path, format!("not a store file: {e}")))?;
+        .map_err(|e| bad(format!("not a store file: {e}")))?;
     // A UTC-adjusted Parquet timestamp reads as "+00:00": the frames' zone is "UTC".
     let ms = df
         .column("timestamp")

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::manifest::FileEntry;
 use super::sync::Plan;
-use super::{durable, files, plan};
+use super::{check, durable, files, plan};
 use crate::error::{Error, Result};
 use crate::models::Measurements;
 
@@ -52,6 +52,13 @@ pub(super) fn write_target(
     let mut w = Written::default();
     let dir = durable::ensure_dir(root, &rel, &mut w.dirs)?;
     let stem = super::file_stem(&plan.key);
+    // Never written through a symbolic link that leaves the store: this target fails alone.
+    super::contain::Root::new(root)
+        .resolve(&format!("{}/{stem}", rel_str(&rel)))
+        .map_err(|problem| Error::StoreFile {
+            path: dir.clone(),
+            problem,
+        })?;
     let out = |frame: &mut polars::prelude::DataFrame, month: &str, w: &mut Written| {
         let Some((first, last)) = files::time_range(frame)? else {
             return Ok::<(), Error>(());
@@ -59,7 +66,9 @@ pub(super) fn write_target(
         let bytes = files::encode(frame)?;
         let n = seq.fetch_add(1, Ordering::SeqCst);
         let name = format!("{stem}.{month}.{n:06}.parquet");
-        durable::write_file(&dir.join(&name), &bytes)?;
+        let path = dir.join(&name);
+        durable::write_file(&path, &bytes)?;
+        let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
         w.bytes += bytes.len() as u64;
         w.added.push(FileEntry {
             name: format!("{}/{name}", rel_str(&rel)),
@@ -67,6 +76,8 @@ pub(super) fn write_target(
             bytes: bytes.len() as u64,
             first,
             last,
+            checksum: Some(check::checksum(&bytes)),
+            modified: check::modified_ns(&meta),
         });
         Ok(())
     };
@@ -87,7 +98,7 @@ pub(super) fn write_target(
         } else {
             let mut frames = Vec::with_capacity(merge.len() + 1);
             for &k in &merge {
-                frames.push(files::read(&root.join(&in_month[k].name))?);
+                frames.push(read_checked(root, in_month[k])?);
                 w.removed.push(in_month[k].name.clone());
             }
             frames.push(part.frame);
@@ -116,7 +127,7 @@ pub(super) fn write_target(
         }
         let mut frames = Vec::with_capacity(in_month.len());
         for f in &in_month {
-            frames.push(files::read(&root.join(&f.name))?);
+            frames.push(read_checked(root, f)?);
             w.removed.push(f.name.clone());
         }
         let mut merged = files::merge(frames)?;
@@ -125,6 +136,17 @@ pub(super) fn write_target(
     // Its folder is fsynced with the others' before the next checkpoint refers to its files.
     w.dirs.push(dir);
     Ok(w)
+}
+
+/// A file to compact, read whole and checked against its manifest entry first (a damaged
+/// file fails its target's write, naming it; the next sync drops it and asks its span again).
+fn read_checked(root: &Path, f: &FileEntry) -> Result<polars::prelude::DataFrame> {
+    let path = root.join(&f.name);
+    let bytes = check::read_whole(&path, f).map_err(|problem| Error::StoreFile {
+        path: path.clone(),
+        problem,
+    })?;
+    files::from_bytes(&path, bytes)
 }
 
 fn rel_str(rel: &Path) -> String {

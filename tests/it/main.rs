@@ -28,6 +28,8 @@ mod hosts;
 mod measurements;
 #[cfg(feature = "frames")] // the measurement store (`opsapi::store`)
 mod store;
+#[cfg(feature = "frames")]
+mod store_integrity;
 
 mod arguments;
 mod body_cap;

@@ -1,7 +1,7 @@
-"""``opsapi sync PATH`` and ``opsapi store info PATH``: the measurement store from the command
-line (``opsapi.Store``, ``client.measurements.sync``): a progress bar on a terminal, a
-one-screen summary on stderr (``--output json``: the report on stdout), and what a store
-holds."""
+"""``opsapi sync PATH``, ``opsapi store info PATH`` and ``opsapi store check PATH``: the
+measurement store from the command line (``opsapi.Store``, ``client.measurements.sync``): a
+progress bar on a terminal, a one-screen summary on stderr (``--output json``: the report on
+stdout), what a store holds, and every file checked whole (exit 7 when one is not)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,15 @@ def _summary(report: Any, err: TextIO) -> None:
         print(f"error: {' '.join(key)}: {_error_text(error)}", file=err)
     if len(failed) > SHOW_FAILED:
         print(f"  ... and {len(failed) - SHOW_FAILED} more failed", file=err)
+    for gap in report.gaps:
+        print(
+            f"gap: {' '.join(gap['target'])} {gap['granularity']} {gap['first']:%Y-%m-%d %H:%M} "
+            f"to {gap['last']:%Y-%m-%d %H:%M}: {gap['points']} points lost (the server no "
+            "longer has them)",
+            file=err,
+        )
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=err)
 
 
 def _cmd_sync(args: argparse.Namespace, out: TextIO) -> int:
@@ -110,10 +119,33 @@ def _info_rows(store: Any) -> tuple[list[str], list[list[Any]]]:
 def _cmd_store(args: argparse.Namespace, out: TextIO) -> int:
     import opsapi
 
+    if args.command == "check":
+        return _cmd_check(args, out)
     fmt = _format(args)
     header, rows = _info_rows(opsapi.Store(args.path))
     _write_records(header, rows, fmt, out)
     return EXIT_OK
+
+
+def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    """Every live file read whole; the bad ones on stdout, a summary on stderr; exit 7 when
+    one is bad."""
+    import opsapi
+
+    fmt = _format(args)
+    check = opsapi.Store(args.path).check()
+    rows = [list(r) for r in check.problems.iter_rows()]
+    _write_records(["path", "problem"], rows, fmt, out)
+    size = _human_bytes(check.bytes)
+    if check.ok:
+        print(f"checked {check.files} files ({size}): every one whole", file=sys.stderr)
+        return EXIT_OK
+    print(
+        f"checked {check.files} files ({size}): {len(rows)} missing or damaged (the next sync "
+        "drops them and asks the server again)",
+        file=sys.stderr,
+    )
+    return EXIT_PARTIAL
 
 
 def add_parser(top: Any) -> None:
@@ -168,3 +200,10 @@ def add_parser(top: Any) -> None:
     info.add_argument("path", metavar="PATH", help="the store's folder")
     _format_option(info)
     _common(info)
+    check = s.add_parser(
+        "check",
+        help="read every file whole: present, size, checksum, Parquet, rows; exit 7 if one is bad",
+    )
+    check.add_argument("path", metavar="PATH", help="the store's folder")
+    _format_option(check)
+    _common(check)

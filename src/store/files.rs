@@ -189,6 +189,12 @@ pub(crate) fn by_month(m: &Measurements) -> Result<Vec<MonthPart>> {
 
 /// The rows of several file frames as one, sorted as a file is.
 pub(crate) fn merge(frames: Vec<DataFrame>) -> Result<DataFrame> {
+    let mut df = merge_unsorted(frames)?;
+    sort(&mut df)?;
+    Ok(df)
+}
+
+fn merge_unsorted(frames: Vec<DataFrame>) -> Result<DataFrame> {
     let mut out: Option<DataFrame> = None;
     for f in frames {
         match &mut out {
@@ -198,9 +204,38 @@ pub(crate) fn merge(frames: Vec<DataFrame>) -> Result<DataFrame> {
             }
         }
     }
-    let mut df = out.ok_or_else(|| Error::Internal("merging no files".into()))?;
+    out.ok_or_else(|| Error::Internal("merging no files".into()))
+}
+
+/// The rows of several file frames as one, each point once (the first frame's row kept
+/// where several hold the same series and timestamp), sorted as a file is.
+pub(crate) fn merge_unique(frames: Vec<DataFrame>) -> Result<DataFrame> {
+    let df = merge_unsorted(frames)?;
+    let key: Vec<String> = KEY_COLUMNS
+        .iter()
+        .filter(|c| **c != "units")
+        .chain(std::iter::once(&"timestamp"))
+        .map(|c| c.to_string())
+        .collect();
+    let mut df = df
+        .unique_stable(Some(&key), UniqueKeepStrategy::First, None)
+        .map_err(polars_err)?;
     sort(&mut df)?;
     Ok(df)
+}
+
+/// How many rows of a file frame have a timestamp within `first..=last` (milliseconds).
+pub(crate) fn count_between(df: &DataFrame, first: i64, last: i64) -> Result<u64> {
+    let ts = df
+        .column("timestamp")
+        .and_then(|c| c.cast(&DataType::Int64))
+        .map_err(polars_err)?;
+    let ts = ts.i64().map_err(polars_err)?;
+    Ok(ts
+        .iter()
+        .flatten()
+        .filter(|t| (first..=last).contains(t))
+        .count() as u64)
 }
 
 #[cfg(test)]

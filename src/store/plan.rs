@@ -37,7 +37,8 @@ pub(crate) struct Ask {
 ///   answered empty (it no longer holds that granularity there, or the host sent nothing) is
 ///   asked once, not again at every sync.
 /// - From one step before its earliest hole (a span the store lost: see `check`), so that
-///   the same request answers the hole again, its first point with its value.
+///   the same request answers the hole again, its first point with its value (a hole wholly
+///   before the window is not asked: `holes_in_window`).
 /// - Never from before `lookback_ms` (the store's window at this granularity; for one kept
 ///   for good, the longest window of the sync), unless the server's clock is not `trusted`
 ///   (far ahead of this machine's): then a known target is asked from its last stored point
@@ -59,12 +60,9 @@ pub(crate) fn ask(
     let mut start = oldest;
     let mut hole_start = None;
     if let Some(s) = state {
-        hole_start = s
-            .holes
-            .iter()
-            .map(|h| h.first.saturating_sub(step))
-            .min()
-            .map(|h| h.max(oldest));
+        // Not bounded by the window: a hole that straddles its start is asked whole (its
+        // file would have stayed whole), so that only what the server no longer has is a gap.
+        hole_start = s.holes.iter().map(|h| h.first.saturating_sub(step)).min();
         if hole_start.is_none() && s.asked_until.is_some_and(|a| a >= now_grid) {
             return None;
         }
@@ -82,11 +80,11 @@ pub(crate) fn ask(
     })
 }
 
-/// The holes of a target still worth asking: those with a point inside the store's window
-/// (a hole wholly older would have left the window anyway: it is dropped, and is no gap).
-pub(crate) fn holes_in_window(holes: &[Hole], now_grid: i64, window_ms: Option<i64>) -> Vec<Hole> {
-    let oldest = window_ms.map_or(i64::MIN, |w| now_grid.saturating_sub(w));
-    holes.iter().filter(|h| h.last >= oldest).copied().collect()
+/// The holes of a target still worth asking: those with a point at or after `cutoff` (the
+/// start of the store's window, [`removal_cutoff`]: a hole wholly older would have left the
+/// window anyway: it is dropped, and is no gap).
+pub(crate) fn holes_in_window(holes: &[Hole], cutoff: i64) -> Vec<Hole> {
+    holes.iter().filter(|h| h.last >= cutoff).copied().collect()
 }
 
 /// An `asked_until` later than `limit` (the server's now and the clock tolerance) can only
@@ -169,15 +167,6 @@ pub(crate) fn new_points(
         s.values = vs;
     }
     kept
-}
-
-/// How many of the answer's points (`m`, as kept) fall inside each hole.
-pub(crate) fn points_in(m: &Measurements, hole: &Hole) -> u64 {
-    m.series
-        .iter()
-        .flat_map(|s| s.timestamps.iter())
-        .filter(|t| (hole.first..=hole.last).contains(*t))
-        .count() as u64
 }
 
 /// The calendar month (UTC) of a timestamp, as `YYYY-MM`: the unit of the store's files.
@@ -333,10 +322,9 @@ mod tests {
         assert_eq!(new_points(&mut m, Some(99 * H), a, &s.holes), 2 * (11 + 1));
         assert_eq!(m.series[0].timestamps.first(), Some(&(40 * H)));
         assert_eq!(m.series[0].timestamps.last(), Some(&(100 * H)));
-        assert_eq!(points_in(&m, &s.holes[0]), 22);
         // A hole wholly before the window is not asked (and is no gap).
-        assert!(holes_in_window(&s.holes, 100 * H, Some(24 * H)).is_empty());
-        assert_eq!(holes_in_window(&s.holes, 100 * H, None).len(), 1);
+        assert!(holes_in_window(&s.holes, 76 * H).is_empty());
+        assert_eq!(holes_in_window(&s.holes, 50 * H).len(), 1);
     }
 
     #[test]

@@ -229,7 +229,12 @@ pub(crate) async fn run(
                 if plan::repair_asked_until(t, limit) {
                     repaired += 1;
                 }
-                t.holes = plan::holes_in_window(&t.holes, now_grid, tier.window_ms);
+                // Holes that left the window are dropped, by the rule of every removal (and
+                // none while the server's clock is too far ahead to be trusted).
+                if let (Some(w), false) = (tier.window_ms, clocks.server_ahead()) {
+                    let cutoff = plan::removal_cutoff(now_grid, clocks.local, t.last(), w);
+                    t.holes = plan::holes_in_window(&t.holes, cutoff);
+                }
                 t.holes.clone()
             }
             None => Vec::new(),
@@ -418,8 +423,7 @@ async fn fetch_and_write(
     let results = crate::fleet::spawned(client, requests, order, move |i, mut m: Measurements| {
         let (last, ask, holes) = &asked[i];
         let n = plan::new_points(&mut m, *last, *ask, holes);
-        let got: Vec<u64> = holes.iter().map(|h| plan::points_in(&m, h)).collect();
-        Ok((m, n, got))
+        Ok((m, n))
     });
     let mut results = std::pin::pin!(results);
     let seq = Arc::new(AtomicU64::new(state.next_file));
@@ -449,15 +453,18 @@ async fn fetch_and_write(
                 target: plans[i].target.clone(),
                 error,
             }),
-            Ok((_, 0, got)) => {
-                cx.apply(state, i, Written::default(), &got, report, &mut dirty);
+            Ok((_, 0)) => {
+                let w = Written {
+                    hole_points: vec![0; plans[i].holes.len()],
+                    ..Written::default()
+                };
+                cx.apply(state, i, w, report, &mut dirty);
                 since_checkpoint += 1;
             }
-            Ok((m, _, got)) => {
+            Ok((m, _)) => {
                 if writers.len() >= WRITERS {
-                    if let Some((j, w, got)) = writers.next().await {
-                        let got: Vec<u64> = got;
-                        cx.settle(state, j, w, &got, report, &mut dirty);
+                    if let Some((j, w)) = writers.next().await {
+                        cx.settle(state, j, w, report, &mut dirty);
                         since_checkpoint += 1;
                     }
                 }
@@ -465,7 +472,7 @@ async fn fetch_and_write(
                 let now_grid = plans[i].ask.end;
                 writers.push(async move {
                     let w = blocking(move || write_target(&root, &plans[i], m, &seq, now_grid));
-                    (i, w.await, got)
+                    (i, w.await)
                 });
             }
         }
@@ -479,8 +486,8 @@ async fn fetch_and_write(
             last_checkpoint = Instant::now();
         }
     }
-    while let Some((j, w, got)) = writers.next().await {
-        cx.settle(state, j, w, &got, report, &mut dirty);
+    while let Some((j, w)) = writers.next().await {
+        cx.settle(state, j, w, report, &mut dirty);
     }
     state.next_file = seq.load(Ordering::SeqCst);
     Ok(dirty.into_iter().collect())
@@ -500,12 +507,11 @@ impl Settle<'_> {
         state: &mut State,
         i: usize,
         written: Result<Written>,
-        got: &[u64],
         report: &mut SyncReport,
         dirty: &mut BTreeSet<PathBuf>,
     ) {
         match written {
-            Ok(w) => self.apply(state, i, w, got, report, dirty),
+            Ok(w) => self.apply(state, i, w, report, dirty),
             Err(error) => report.failed.push(TargetFailure {
                 target: self.plans[i].target.clone(),
                 error,
@@ -520,7 +526,6 @@ impl Settle<'_> {
         state: &mut State,
         i: usize,
         w: Written,
-        got: &[u64],
         report: &mut SyncReport,
         dirty: &mut BTreeSet<PathBuf>,
     ) {
@@ -547,7 +552,7 @@ impl Settle<'_> {
             t.asked_until = Some(t.asked_until.unwrap_or(end).max(end));
         }
         t.last_sync = Some(self.clocks.server);
-        for (hole, got) in plan.holes.iter().zip(got) {
+        for (hole, got) in plan.holes.iter().zip(&w.hole_points) {
             if *got < hole.rows {
                 let gap = Gap {
                     first: hole.first,

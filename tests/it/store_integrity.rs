@@ -208,9 +208,11 @@ async fn a_truncated_a_noisy_and_a_deleted_file_are_named_by_check_and_repaired_
     let o = options().targets(targets.clone());
     sync(&sim, &store, &o).await;
     let points = store_points(&store);
-    // One file of each of three partitions (their first, February's).
+    // One file of each of three partitions: March's (a file that starts the store's window
+    // comes back with the value of its first point, where the first request had the null of
+    // a rate series' first point).
     let mut files = store.files(Kind::Disk, Granularity::PT1H).unwrap();
-    files.retain(|f| f.to_string_lossy().contains(".2026-02."));
+    files.retain(|f| f.to_string_lossy().contains(".2026-03."));
     files.sort();
     assert!(files.len() >= 3);
     let (truncated, noisy, deleted) = (&files[0], &files[1], &files[2]);
@@ -377,4 +379,66 @@ async fn a_file_replaced_by_a_compaction_stays_for_older_readers_until_vacuum() 
         .max()
         .unwrap();
     assert_eq!(on_disk, after.len());
+}
+
+#[tokio::test]
+async fn a_lost_file_whose_span_encloses_another_files_points_comes_back_once() {
+    // March as a compaction leaves it: a small first file (Mar 1 00:00-05:00), a big one
+    // after a four-day pause, then small ones merged with the first around the big one: the
+    // merged file's span encloses the big file's points.
+    let start = fixed_now() - TimeDelta::hours(29); // Mar 1 05:00
+    let sim = small_with(|c| SimConfig {
+        now: Some(start),
+        ..c
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(dir.path().join("store"));
+    let host = of_kind(&hosts_and_disks(&sim), Kind::Host)[0].clone();
+    let o = SyncOptions::new(Granularity::PT1H, "P7D".parse().unwrap())
+        .targets(vec![host.clone()])
+        .metrics(Kind::Host, ["CONNECTIONS"]);
+    sync(&sim, &store, &o).await;
+    sim.advance(Duration::from_secs(4 * 86_400));
+    sync(&sim, &store, &o).await;
+    for _ in 0..2 {
+        sim.advance(Duration::from_secs(3600));
+        sync(&sim, &store, &o).await;
+    }
+    let m = manifest(&store);
+    let march: Vec<(String, i64, i64)> = m["targets"][0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["name"].as_str().unwrap().contains(".2026-03."))
+        .map(|f| {
+            let n = f["name"].as_str().unwrap().to_string();
+            (n, f["first"].as_i64().unwrap(), f["last"].as_i64().unwrap())
+        })
+        .collect();
+    assert_eq!(march.len(), 2, "{march:?}");
+    let (outer, inner) = if march[0].1 < march[1].1 {
+        (&march[0], &march[1])
+    } else {
+        (&march[1], &march[0])
+    };
+    assert!(outer.1 < inner.1 && inner.2 < outer.2, "{march:?}");
+    // The enclosing file lost: its span is asked again, the enclosed points stay once.
+    std::fs::remove_file(store.path().join(&outer.0)).unwrap();
+    let r = sync(&sim, &store, &o).await;
+    assert!(r.gaps.is_empty(), "{:?}", r.gaps);
+    let held = store.read(Kind::Host, Granularity::PT1H).unwrap();
+    let end = sim.now();
+    let pulled = crate::common::client(&sim)
+        .measurements()
+        .fleet(
+            &[host],
+            &opsapi::MeasurementsQuery::range(Granularity::PT1H, start - TimeDelta::days(7), end)
+                .metrics(["CONNECTIONS"]),
+            &opsapi::fleet::FleetOptions::new(),
+        )
+        .await
+        .unwrap()
+        .frame;
+    assert_eq!(held.height(), pulled.height());
+    assert!(crate::store::canonical(&held).equals_missing(&crate::store::canonical(&pulled)));
 }

@@ -39,24 +39,67 @@ def scan(self: Any, *, kind: str, granularity: Any) -> pl.LazyFrame:
     filters on ``timestamp`` whole files. A missing or damaged file raises
     ``StoreFileError`` naming it.
 
+    ``granularity`` may also be several (a tuple, as a sync keeps them with ``keep=``): then
+    each resource's whole stored history, the finest granularity where it exists and the
+    coarser before, with a ``granularity`` column (Categorical) before ``timestamp``.
+
     >>> store = opsapi.Store("never-synced")
     >>> store.scan(kind="disk", granularity="PT1H").collect().columns[-2:]
     ['timestamp', 'value']
+    >>> store.scan(kind="disk", granularity=("PT1M", "PT1H", "P1D")).collect().columns[-3:]
+    ['granularity', 'timestamp', 'value']
     """
+    if isinstance(granularity, (list, tuple)):
+        return _history(self, kind, list(granularity))
     plan = self._scan_files(kind=kind, granularity=granularity)
-    files: list[str] = plan["files"]
     schema = _long_schema()
+    if not plan["files"]:
+        return pl.LazyFrame(schema=schema)
+    frame = _read(plan["files"], plan["group_id"], plan["host_id"], plan["root_keys"])
+    return frame.select([pl.col(name).cast(dtype) for name, dtype in schema.items()])
+
+
+def _history(store: Any, kind: str, granularities: list[Any]) -> pl.LazyFrame:
+    """``scan`` over several granularities: each file read whole, or up to where a finer
+    granularity takes over (``before``, from the native side)."""
+    plan = store._scan_history(kind=kind, granularities=granularities)
+    schema = _long_schema()
+    names = list(schema)
+    at = names.index("timestamp")
+    schema = {**{n: schema[n] for n in names[:at]}, "granularity": pl.Categorical,
+              **{n: schema[n] for n in names[at:]}}  # fmt: skip
+    files: list[str] = plan["files"]
     if not files:
         return pl.LazyFrame(schema=schema)
-    root_keys = set(plan["root_keys"])
-    if root_keys & set(schema) or root_keys & set(_HIVE):
-        frame = _per_host(files, plan["group_id"], plan["host_id"])
-    else:
-        hive = {**{k: pl.String for k in sorted(root_keys)}, **_HIVE}
-        frame = pl.scan_parquet(files, hive_partitioning=True, hive_schema=hive)
-    return frame.select(
-        [pl.col(name).cast(dtype) for name, dtype in schema.items()],
-    )
+    groups: dict[tuple[str, Any], list[int]] = {}
+    for i, key in enumerate(zip(plan["granularity"], plan["before"])):
+        groups.setdefault(key, []).append(i)
+    frames = []
+    for (g, before), idx in groups.items():
+        frame = _read(
+            [files[i] for i in idx],
+            [plan["group_id"][i] for i in idx],
+            [plan["host_id"][i] for i in idx],
+            plan["root_keys"],
+        )
+        if before is not None:
+            frame = frame.filter(pl.col("timestamp").dt.epoch("ms") < before)
+        frames.append(frame.with_columns(granularity=pl.lit(g, pl.String)))
+    frame = pl.concat(frames, how="vertical_relaxed")
+    return frame.select([pl.col(name).cast(dtype) for name, dtype in schema.items()])
+
+
+def _read(
+    files: list[str], group_ids: list[str], host_ids: list[str], root_keys: list[str]
+) -> pl.LazyFrame:
+    """The files as one LazyFrame with ``group_id`` and ``host_id``: from their hive folders
+    below the store's own path, or (where that path holds one of the store's column names as
+    a ``key=``) host by host, the ids as constants."""
+    keys = set(root_keys)
+    if keys & set(_long_schema()) or keys & set(_HIVE):
+        return _per_host(files, group_ids, host_ids)
+    hive = {**{k: pl.String for k in sorted(keys)}, **_HIVE}
+    return pl.scan_parquet(files, hive_partitioning=True, hive_schema=hive)
 
 
 def _per_host(files: list[str], group_ids: list[str], host_ids: list[str]) -> pl.LazyFrame:

@@ -45,6 +45,7 @@ mod contain;
 mod discover;
 mod durable;
 mod files;
+mod history;
 mod manifest;
 mod options;
 mod plan;
@@ -64,7 +65,7 @@ use crate::api::measurements::target::Target;
 use crate::error::{Error, Result};
 use crate::frame::lists::Cols;
 use crate::frame::{key_dtype, polars_err, LONG_COLUMNS};
-use manifest::{FileEntry, Key};
+use manifest::Key;
 
 /// A kind of measurements: of hosts, disk partitions or databases.
 ///
@@ -214,7 +215,6 @@ impl Store {
                 out.push(Live {
                     path,
                     key: key.clone(),
-                    entry: f.clone(),
                 });
             }
         }
@@ -314,16 +314,14 @@ impl Store {
     }
 }
 
-/// One live file of a reader's snapshot: where it is (checked), its target, its entry.
+/// One live file of a reader's snapshot: where it is (checked), and its target.
 pub(crate) struct Live {
     pub(crate) path: PathBuf,
     pub(crate) key: Key,
-    #[allow(dead_code)]
-    pub(crate) entry: FileEntry,
 }
 
 /// One data file as a long frame: the hive columns added, keys Categorical, columns in order.
-fn long_of_file(path: &Path, key: &Key) -> Result<DataFrame> {
+pub(crate) fn long_of_file(path: &Path, key: &Key) -> Result<DataFrame> {
     let df = files::read(path)?;
     let n = df.height();
     let mut columns = Vec::with_capacity(LONG_COLUMNS.len());

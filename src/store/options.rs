@@ -243,6 +243,11 @@ impl SyncOptions {
 
 /// A window in milliseconds, checked: a fixed duration of at least one step.
 fn window_ms(argument: &str, granularity: Granularity, window: IsoDuration) -> Result<i64> {
+    let which = if argument == "keep" {
+        format!(" (kept for {granularity})")
+    } else {
+        String::new()
+    };
     let secs = window
         .fixed_seconds()
         .filter(|s| *s >= granularity.seconds() as f64)
@@ -250,8 +255,8 @@ fn window_ms(argument: &str, granularity: Granularity, window: IsoDuration) -> R
             Error::invalid_argument(
                 argument,
                 format!(
-                    "`{window}` is not a fixed duration of at least one {granularity} step: use \
-                     days or hours, e.g. P35D"
+                    "`{window}`{which} is not a fixed duration of at least one {granularity} \
+                     step: use days or hours, e.g. P35D"
                 ),
             )
         })?;

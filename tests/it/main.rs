@@ -29,6 +29,8 @@ mod measurements;
 #[cfg(feature = "frames")] // the measurement store (`opsapi::store`)
 mod store;
 #[cfg(feature = "frames")]
+mod store_history;
+#[cfg(feature = "frames")]
 mod store_integrity;
 
 mod arguments;

@@ -159,6 +159,47 @@ impl Store {
         Ok(d)
     }
 
+    /// What `scan` reads for a history across granularities (`opsapi/_store.py`): the checked
+    /// files of one manifest, each with its `granularity`, its `group_id` and `host_id`, and
+    /// `before`: the instant (ms) its points must be before (None: all), where a finer
+    /// granularity takes over.
+    #[pyo3(signature = (*, kind, granularities))]
+    fn _scan_history<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &Bound<'py, PyAny>,
+        granularities: Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let k = self::kind(py, "kind", kind)?;
+        let gs = granularities
+            .iter()
+            .map(|g| granularity(py, g))
+            .collect::<PyResult<Vec<_>>>()?;
+        if gs.is_empty() {
+            return Err(invalid_argument(py, "granularity", "names no granularity"));
+        }
+        let store = self.inner.clone();
+        let files = py
+            .detach(move || store.history_files(k, &gs))
+            .map_err(|e| to_py_err(py, e))?;
+        let d = PyDict::new(py);
+        let paths: Vec<std::ffi::OsString> = files
+            .iter()
+            .map(|f| f.live.path.clone().into_os_string())
+            .collect();
+        d.set_item("files", paths)?;
+        let gran: Vec<&str> = files.iter().map(|f| f.granularity.as_str()).collect();
+        d.set_item("granularity", gran)?;
+        let groups: Vec<&str> = files.iter().map(|f| f.live.key.group_id.as_str()).collect();
+        d.set_item("group_id", groups)?;
+        let hosts: Vec<&str> = files.iter().map(|f| f.live.key.host_id.as_str()).collect();
+        d.set_item("host_id", hosts)?;
+        let before: Vec<Option<i64>> = files.iter().map(|f| f.before).collect();
+        d.set_item("before", before)?;
+        d.set_item("root_keys", root_hive_keys(self.inner.path()))?;
+        Ok(d)
+    }
+
     fn __repr__(&self) -> String {
         format!("Store({:?})", self.inner.path().display().to_string()).replace('"', "'")
     }

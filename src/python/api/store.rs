@@ -223,7 +223,7 @@ fn root_hive_keys(root: &std::path::Path) -> Vec<String> {
 /// bad file (`path`, `problem`: `missing`, `truncated: ...`, `damaged: ...`, `... outside the
 /// store ...`).
 ///
-/// >>> check = store.check()
+/// >>> check = opsapi.Store("never-synced").check()
 /// >>> check.ok, check.problems.columns
 /// (True, ['path', 'problem'])
 #[pyclass(frozen, name = "StoreCheck", module = "opsapi._native")]

@@ -22,7 +22,7 @@
 //! starts. Nothing is ever removed, or read, outside the store's folder (`contain`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -385,58 +385,8 @@ pub(crate) fn recover(root: &Path, now: i64) -> Result<State> {
         }
         None => manifest,
     };
-    collect_garbage(root, &state)?;
+    super::garbage::collect(root, &state)?;
     Ok(state)
-}
-
-/// Removes the files under the store's data folders that `state` does not refer to, live or
-/// retired (and the temporary files a crash left), then the folders left empty. Symbolic links
-/// are neither followed nor removed: nothing outside the store is touched.
-pub(crate) fn collect_garbage(root: &Path, state: &State) -> Result<()> {
-    let live: BTreeSet<PathBuf> = state
-        .file_names()
-        .into_iter()
-        .map(|n| root.join(n))
-        .collect();
-    if let Ok(entries) = std::fs::read_dir(root) {
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let path = e.path();
-            let Ok(kind) = e.file_type() else { continue };
-            if name.starts_with("kind=") && kind.is_dir() {
-                sweep(&path, &live)?;
-            } else if durable::is_temp(&name) && kind.is_file() {
-                durable::remove(&path)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// [`collect_garbage`] below one folder; returns whether the folder is left empty (and so
-/// removed).
-fn sweep(dir: &Path, live: &BTreeSet<PathBuf>) -> Result<bool> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
-    let mut empty = true;
-    for e in entries.flatten() {
-        let path = e.path();
-        match e.file_type() {
-            Ok(t) if t.is_dir() => {
-                if !sweep(&path, live)? {
-                    empty = false;
-                }
-            }
-            Ok(t) if t.is_file() && !live.contains(&path) => durable::remove(&path)?,
-            // Live files, symbolic links (never followed nor removed), and what cannot be
-            // told.
-            _ => empty = false,
-        }
-    }
-    if empty {
-        durable::step(|| format!("rmdir {}", dir.display()));
-        let _ = std::fs::remove_dir(dir);
-    }
-    Ok(empty)
 }
 
 #[cfg(test)]
@@ -594,21 +544,5 @@ mod tests {
         assert_eq!(load(root).unwrap(), got);
         assert!(root.join("kind=disk/a.parquet").exists());
         assert!(root.join("kind=disk/b.parquet").exists());
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn garbage_collection_never_follows_a_symbolic_link() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("store");
-        let outside = dir.path().join("home");
-        std::fs::create_dir_all(root.join("kind=host")).unwrap();
-        std::fs::create_dir_all(&outside).unwrap();
-        std::fs::write(outside.join("precious.txt"), b"x").unwrap();
-        std::os::unix::fs::symlink(&outside, root.join("kind=disk")).unwrap();
-        std::os::unix::fs::symlink(&outside, root.join("kind=host/link")).unwrap();
-        collect_garbage(&root, &State::default()).unwrap();
-        assert!(outside.join("precious.txt").exists());
-        assert!(root.join("kind=host/link").exists());
     }
 }

@@ -45,6 +45,7 @@ mod contain;
 mod discover;
 mod durable;
 mod files;
+mod garbage;
 mod history;
 mod manifest;
 mod options;
@@ -245,7 +246,7 @@ impl Store {
     /// assert_eq!(opsapi::store::Store::new(dir.path().join("s")).vacuum().unwrap(), 0);
     /// ```
     pub fn vacuum(&self) -> Result<usize> {
-        sync::vacuum(&self.root)
+        garbage::vacuum(&self.root)
     }
 
     /// What the store holds, one row per target and granularity: `kind, granularity,

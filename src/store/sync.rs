@@ -27,7 +27,7 @@ use super::manifest::{self, FileEntry, Gap, Hole, Key, State, TargetState, CHECK
 use super::options::Tier;
 pub use super::options::{LostSpan, SyncOptions, SyncReport, Targets, CLOCK_TOLERANCE};
 use super::write::{create_root, write_target, Written};
-use super::{check, contain, discover, durable, plan, Store};
+use super::{check, discover, durable, garbage, plan, Store};
 use crate::api::measurements::query::{Granularity, MeasurementsQuery};
 use crate::api::measurements::target::{target_request, Target};
 use crate::api::measurements::MeasurementsApi;
@@ -316,7 +316,7 @@ pub(crate) async fn run(
     state.generation += 1;
     let grace = i64::try_from(options.grace.as_millis()).unwrap_or(i64::MAX);
     let warnings = blocking(move || {
-        let expired = expire_retired(&root, &mut state, clocks.local, grace);
+        let expired = garbage::expire_retired(&root, &mut state, clocks.local, grace);
         durable::sync_dirs(&dirty)?;
         manifest::write(&root, MANIFEST, &state)?;
         durable::remove(&root.join(CHECKPOINT))?;
@@ -324,65 +324,13 @@ pub(crate) async fn run(
             durable::remove(path)?;
         }
         // Folders left empty, and files no manifest refers to.
-        manifest::collect_garbage(&root, &state)?;
+        garbage::collect(&root, &state)?;
         Ok(expired.warnings)
     })
     .await?;
     report.warnings.extend(warnings);
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
-}
-
-/// Retired files whose grace period is over: dropped from the state, to be removed once the
-/// manifest no longer lists them.
-struct Expired {
-    remove: Vec<PathBuf>,
-    warnings: Vec<String>,
-}
-
-/// Drops from `state` the retired files retired more than `grace_ms` before `now`; those
-/// inside the store are to be removed, one that resolves outside is only forgotten (and
-/// said).
-fn expire_retired(root: &Path, state: &mut State, now: i64, grace_ms: i64) -> Expired {
-    let mut out = Expired {
-        remove: Vec::new(),
-        warnings: Vec::new(),
-    };
-    let mut resolver = contain::Root::new(root);
-    state.retired.retain(|r| {
-        if now.saturating_sub(r.since) < grace_ms {
-            return true;
-        }
-        match resolver.resolve(&r.name) {
-            Ok(path) => out.remove.push(path),
-            Err(why) => out.warnings.push(format!(
-                "{} (a retired file) {why}: left where it is, and no longer listed",
-                root.join(&r.name).display()
-            )),
-        }
-        false
-    });
-    out
-}
-
-/// Removes every retired file now (`Store::vacuum`), under the writer's lock; returns how many.
-pub(crate) fn vacuum(root: &Path) -> Result<usize> {
-    if !root.join(MANIFEST).exists() {
-        return Ok(0);
-    }
-    let _lock = durable::lock_blocking(root)?;
-    let mut state = manifest::recover(root, local_now())?;
-    if state.retired.is_empty() {
-        return Ok(0);
-    }
-    let expired = expire_retired(root, &mut state, i64::MAX, 0);
-    state.generation += 1;
-    manifest::write(root, MANIFEST, &state)?;
-    for path in &expired.remove {
-        durable::remove(path)?;
-    }
-    manifest::collect_garbage(root, &state)?;
-    Ok(expired.remove.len())
 }
 
 /// Asks every planned target (round-robin over projects, `max_concurrency` at once, paced),

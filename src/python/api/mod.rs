@@ -15,6 +15,7 @@ mod groups;
 mod hosts;
 mod measurements;
 mod store;
+mod store_report;
 mod store_sync;
 
 pub use access_list::{AccessList, AsyncAccessList};
@@ -28,7 +29,7 @@ pub use hosts::{AsyncHosts, Hosts};
 pub(crate) use measurements::_check_targets;
 pub use measurements::{AsyncMeasurementsApi, MeasurementsApi};
 pub use store::{Store, StoreCheck};
-pub use store_sync::SyncReport;
+pub use store_report::SyncReport;
 
 /// Declares the sync and the async class of one resource handle; each holds the client.
 macro_rules! handle_pair {

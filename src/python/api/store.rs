@@ -269,7 +269,7 @@ impl StoreCheck {
     }
 
     fn __repr__(&self) -> String {
-        let size = super::store_sync::human_bytes(self.0.bytes);
+        let size = super::store_report::human_bytes(self.0.bytes);
         match self.0.problems.len() {
             0 => format!("StoreCheck(ok: {} files, {size})", self.0.files),
             n => format!(

@@ -106,7 +106,9 @@ def test_a_damaged_file_is_named_by_scan_check_and_the_command_line(
     client = world.client()
     client.measurements.sync(store, **OPTIONS)
     whole = held(store)
-    bad = sorted(store.files(kind="disk", granularity="PT1H"))[0]
+    # March's file of a partition (one that starts the window comes back with its first
+    # point's value, where the first request had a rate series' null).
+    bad = sorted(f for f in store.files(kind="disk", granularity="PT1H") if ".2026-03." in f)[0]
     size = os.path.getsize(bad)
     with open(bad, "r+b") as f:
         f.truncate(size // 2)

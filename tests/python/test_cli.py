@@ -208,7 +208,8 @@ def test_transport_error_exits_6(capsys, monkeypatch, closed_port) -> None:
     monkeypatch.setenv("OPSAPI_PRIVATE_KEY", "secret-private-key")
     code, out, err = run(capsys, "alerts", "list")
     assert code == 6
-    assert err.startswith("error: transport")
+    assert err.startswith("error: transport") and err.count("\n") == 1
+    assert err.rstrip().endswith("(is the server up? it is OPSAPI_BASE_URL)")  # what to check
     assert "secret-private-key" not in err + out
 
 

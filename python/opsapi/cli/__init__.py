@@ -266,7 +266,10 @@ def _main(argv: list[str], out: TextIO) -> int:
         print(f"error: {e}", file=sys.stderr)
         return e.code
     except opsapi.OpsApiError as e:  # one line; the exit code of its class (see exit_code)
-        print(f"error: {error_text(e)}", file=sys.stderr)
+        hint = ""
+        if isinstance(e, opsapi.TransportError) and getattr(args, "server_from", None):
+            hint = f" (is the server up? it is {args.server_from})"
+        print(f"error: {error_text(e)}{hint}", file=sys.stderr)
         return exit_code(e)
     except BrokenPipeError:
         return EXIT_OK

@@ -151,6 +151,8 @@ def client(args: argparse.Namespace) -> Any:
     from opsapi import config
 
     name = config.chosen_profile(getattr(args, "profile", None))
+    # Where the server came from: what a transport error says to check (see main).
+    args.server_from = f"the profile {name!r}'s base_url" if name else "OPSAPI_BASE_URL"
     return opsapi.Client.from_profile(name) if name else opsapi.Client.from_env()
 
 

@@ -61,7 +61,7 @@ def commands(sim, store: str) -> dict[str, list[str]]:
     alerts = list(c.global_alerts.list(status="OPEN"))
     disk = sim.alert_truth()["disk_alerts"][0]
     with_config = next(a for a in alerts if a.group_id and a.alert_config_id)
-    window = ["--granularity", "PT1H", "--period", "P1D"]
+    window = ["--granularity", "PT1H", "--period", "PT6H"]
     return {
         "alerts list": ["alerts", "list"],
         "alerts list --all-projects": ["alerts", "list", "--all-projects"],
@@ -124,7 +124,7 @@ def commands(sim, store: str) -> dict[str, list[str]]:
             "--metric",
             "CONNECTIONS",
         ],  # fmt: skip
-        "capacity": ["capacity", "--window", "2d"],
+        "capacity": ["capacity", "--window", "1d"],
         "sync": ["sync", store, "--kind", "host", "--project", group.id, "--window", "P1D"],
         "store info": ["store", "info", store],
         "config list": ["config", "list"],

@@ -246,7 +246,10 @@ def context_chart(ctx: Any, *, width: int = 640, height: int = 220) -> Any:
     >>> [layer["mark"]["type"] for layer in chart.to_dict()["layer"]]
     ['rect', 'line', 'rule']
     """
-    import altair as alt
+    try:
+        import altair as alt
+    except ImportError as e:
+        raise ImportError(f"{e}: charts need pip install 'opsapi[charts]'", name=e.name) from e
 
     alert = ctx.alert
     frame = ctx.frame.with_columns(

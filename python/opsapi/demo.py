@@ -167,7 +167,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         import altair  # noqa: F401
         import vl_convert  # noqa: F401
     except ImportError as e:
-        print(f"error: {e.name} is missing; install altair vl-convert-python", file=sys.stderr)
+        print(f"error: {e.name} is missing: pip install 'opsapi[charts]'", file=sys.stderr)
         return 2
     from opsapi import _report
 

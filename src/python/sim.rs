@@ -707,3 +707,9 @@ impl PyHold {
 pub(crate) fn _sim_main(py: Python<'_>, args: Vec<String>) -> u8 {
     py.detach(|| crate::sim::cli::run(&args))
 }
+
+/// `opsapi-sim --help`'s text (`opsapi::sim::cli::help`): the CLI reference page shows it.
+#[pyfunction]
+pub(crate) fn _sim_help() -> String {
+    crate::sim::cli::help()
+}

@@ -423,7 +423,7 @@ def test_show_a_global_alert_and_a_project_alert_in_context(asim, capsys, tmp_pa
     alert = open_alerts(asim)[0]
     code, out, err = run(capsys, "alerts", "show", alert.id)
     assert code == 0, err
-    assert out.splitlines()[1].split() == ["id", alert.id]
+    assert out.splitlines()[1].split() == ["ID", alert.id]
     code, out, err = run(capsys, "alerts", "show", alert.id, "-o", "json")
     assert json.loads(out) == alert.to_dict()
 
@@ -434,7 +434,7 @@ def test_show_a_global_alert_and_a_project_alert_in_context(asim, capsys, tmp_pa
                          "--before", "30m", "--chart", str(chart))  # fmt: skip
     assert code == 0, err
     ctx = asim.client().alerts.context(asim.client().alerts.get(g, a), before="30m")
-    assert f", threshold {truth['threshold']:g} RAW" in out
+    assert f", threshold {truth['threshold']:g} %" in out  # a percentage: never "RAW"
     name, line, stats = out.rstrip("\n").splitlines()[-3:]
     assert name.strip() == f"DISK_PARTITION_SPACE_PERCENT_USED {truth['partition_name']}"
     values = ctx.frame["value"].to_list()
@@ -475,5 +475,6 @@ def test_chart_without_altair_says_what_to_install(asim, capsys, monkeypatch, tm
     target = tmp_path / "alert.html"
     code, out, err = run(capsys, "alerts", "show", truth["alert_id"], "--project",
                          truth["group_id"], "--chart", str(target))  # fmt: skip
-    assert code == cli.EXIT_USAGE and err == "error: --chart needs Altair: pip install altair\n"
+    assert code == cli.EXIT_USAGE
+    assert err == "error: --chart needs Altair and vl-convert: pip install 'opsapi[charts]'\n"
     assert not target.exists()

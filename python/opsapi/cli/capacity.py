@@ -1,6 +1,7 @@
-"""``opsapi capacity``: what runs out first, where and when, in an 80-column terminal.
+"""``opsapi capacity``: what runs out first, where and when, fitted to the terminal (80
+columns at most).
 
-Pulls every host of the projects (``--group``, default all the key sees) over ``--window``,
+Pulls every host of the projects (``--project``, default all the key sees) over ``--window``,
 runs :func:`opsapi.capacity.headroom`, and prints the summary (one sentence per deployment,
 most urgent first) and the headroom table (one row per deployment, the days left of each
 resource), coloured by urgency when stdout is a terminal (``NO_COLOR`` turns colour off).
@@ -12,7 +13,7 @@ there (``--store PATH``, once the store exists), the rest of the command unchang
 Example::
 
     $ opsapi capacity --window 14d
-    $ opsapi --profile prod capacity --group 5e8f... --output json | jq '.summary[0]'
+    $ opsapi --profile prod capacity --project Prod --output json | jq '.summary[0]'
 """
 
 from __future__ import annotations
@@ -22,8 +23,26 @@ import os
 import textwrap
 from typing import Any, TextIO
 
-from ._base import _client, _common, _format, _format_option, _write_json
+from ._base import (
+    Command,
+    client,
+    common,
+    format_option,
+    output_format,
+    project_ids,
+    project_option,
+    write_json,
+)
+from ._table import terminal_width
 
+# The help's description: what the module says, as plain text (no markup).
+_DESCRIPTION = (
+    "Pulls the measurements of every host of the projects (--project, default: every project "
+    "the key can see) over --window, and prints what runs out first: one sentence per "
+    "deployment, most urgent first, then the days left of each resource per deployment, "
+    "coloured by urgency on a terminal (NO_COLOR turns colour off). --output json prints the "
+    "same as JSON."
+)
 WIDTH = 80
 # Column heads of the table: the resources of capacity.RESOURCES (and shard_growth), short.
 _HEADS = {
@@ -34,20 +53,13 @@ _HEADS = {
 _COLOURS = {"critical": "31;1", "warning": "33", "watch": "36", "ok": "32", "missing": "2"}
 
 
-def add_parser(top: Any) -> None:
-    p = top.add_parser(
-        "capacity",
-        help="what runs out first, where and when (headroom of every resource)",
-        description=(__doc__ or "").split("\n\n")[1].replace("\n", " "),
-    )
-    _common(p)
-    _format_option(p, ("table", "json"))
-    p.add_argument(
-        "--group",
-        action="append",
-        metavar="GROUP_ID",
-        help="a project to look at (repeat for more; default: every project)",
-    )
+def _arguments(p: argparse.ArgumentParser) -> None:
+    common(p)
+    format_option(p, ("table", "json"))
+    project_option(p, help="a project to look at, by name or id; repeat for more (default: "
+                   "every project)")  # fmt: skip
+    # The name it had before --project was everyone's: still taken, no longer shown.
+    p.add_argument("--group", dest="projects", action="append", help=argparse.SUPPRESS)
     p.add_argument("--window", default="14d", metavar="DURATION", help="how far back (default 14d)")
     p.add_argument(
         "--granularity", default="PT1H", metavar="DURATION", help="ISO 8601, default PT1H"
@@ -59,26 +71,27 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
     ``OPSAPI_*``). The measurement store's reader goes here (``--store PATH``)."""
     from opsapi import capacity
 
-    client = _client(args)
-    groups = {g.id: g.name for g in client.groups.list()}
-    ids = args.group or list(groups)
-    inputs = capacity.headroom_inputs(client, ids, window=args.window, granularity=args.granularity)
+    c = client(args)
+    groups = {g.id: g.name for g in c.groups.list()}
+    ids = project_ids(c, args.projects) or list(groups)
+    inputs = capacity.headroom_inputs(c, ids, window=args.window, granularity=args.granularity)
     return inputs, {g: groups.get(g, g) for g in ids}
 
 
-def _cmd_capacity(args: argparse.Namespace, out: TextIO) -> int:
+def _run(args: argparse.Namespace, out: TextIO) -> int:
     from opsapi import capacity
 
-    fmt = _format(args, formats=("table", "json"))
+    fmt = output_format(args, formats=("table", "json"))
     inputs, names = _inputs(args)
     h = capacity.headroom(*inputs, window=args.window)
     summary = capacity.headroom_summary(h, names=names)
     table = capacity.headroom_table(h, names=names)
     if fmt == "json":
-        _write_json(_as_json(summary, table, args.window), out)
+        write_json(_as_json(summary, table, args.window), out)
         return 0
     colour = out.isatty() and not os.environ.get("NO_COLOR")
-    out.write(render(summary, table, colour=colour))
+    width = min(WIDTH, terminal_width(out) or WIDTH)
+    out.write(render(summary, table, colour=colour, width=width))
     return 0
 
 
@@ -142,3 +155,6 @@ def render(summary: Any, table: Any, *, colour: bool = False, width: int = WIDTH
         lines.append(names[0].ljust(name_width) + cells)
         lines += names[1:]
     return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+CAPACITY = Command(arguments=_arguments, run=_run, description=_DESCRIPTION)

@@ -22,7 +22,7 @@ import polars as pl
 from opsapi import _report_alerts, capacity
 from opsapi.capacity import resources as res
 from opsapi.capacity._common import _disk_points
-from opsapi.capacity.headroom import _topology
+from opsapi.capacity.topology import topology as _topology
 
 GIB = 1024**3
 _LABELS = {

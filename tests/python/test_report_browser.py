@@ -336,7 +336,7 @@ def test_databases_behind_the_five_disks_closest_to_full(dom, report) -> None:
     p.feed("<body>" + dom[i : dom.find("</section>", i)])
     (table,) = p.tables
     header, rows = [t for t, _ in table[0]], [[t for t, _ in r] for r in table[1:]]
-    assert header[:5] == ["#", "disk", "host", "disk full on", "database"]
+    assert header[:4] == ["#", "disk", "disk full on", "database"]
     assert [r[1] for r in rows if r[1]] == five
     assert [r[0] for r in rows if r[0]] == ["1", "2", "3", "4", "5"]
     # Under each disk: its growing databases with their numbers, or one line saying none,
@@ -345,9 +345,9 @@ def test_databases_behind_the_five_disks_closest_to_full(dom, report) -> None:
     disk = None
     for r in rows:
         disk = r[1] or disk
-        assert r[4] and (r[5] or r[4].startswith("none")), r
-        if r[4].startswith("none") and growing[disk]:
-            assert ": " in r[4], r
+        assert r[3] and (r[3].startswith("none") or r[4]), r
+        if r[3].startswith("none") and growing[disk]:
+            assert ": " in r[3], r
 
 
 def test_every_database_on_a_data_bearing_member(dom, report) -> None:
@@ -365,12 +365,12 @@ def test_every_database_on_a_data_bearing_member(dom, report) -> None:
     p = _Page()
     p.feed("<body>" + dom[i : dom.find("</section>", i)])
     (table,) = p.tables
-    host = None
+    disk = None
     for r in [[t for t, _ in r] for r in table[1:]]:
-        host = r[2] or host
-        if not r[4].startswith("none"):
-            assert "(mongos)" not in host, r
-            assert "(config server)" not in host or r[4] in ("admin", "config", "local"), r
+        disk = r[1] or disk  # the host's label, with its role where it holds no data
+        if not r[3].startswith("none"):
+            assert "(mongos)" not in disk, r
+            assert "(config server)" not in disk or r[3] in ("admin", "config", "local"), r
 
 
 def test_no_config_server_or_mongos_finding_is_called_a_clusters_disk(dom, report) -> None:

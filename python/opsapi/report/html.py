@@ -66,18 +66,20 @@ def labeller(members: list[str]) -> Callable[[Optional[str]], str]:
 
 def table(header: list[str], rows: list[list[Any]], *, cls: str = "", numeric=(), dates=()) -> str:
     """A plain table in a box of its own that scrolls sideways when the page is narrower:
-    text as it is (escaped), numbers right-aligned, dates on one line; each cell a string or
-    a ``(text, class)`` pair.
+    text as it is (escaped), numbers right-aligned, dates on one line; each cell a string, a
+    ``(text, class)`` pair or a ``(text, class, columns)`` triple (a cell across as many
+    columns).
 
     >>> table(["host", "used"], [["rs0-1", ("91 %", "critical")]], numeric=(1,))[:60]
     '<div class="scroll"><table class=""><thead><tr><th>host</th>'
     """
 
     def cell(tag: str, i: int, v: Any) -> str:
-        text, klass = v if isinstance(v, tuple) else (v, "")
-        extra = ("num" if i in numeric else "", "date" if i in dates else "")
+        text, klass, span = (*v, 1)[:3] if isinstance(v, tuple) else (v, "", 1)
+        extra = ("num" if i in numeric and span == 1 else "", "date" if i in dates else "")
         classes = " ".join(c for c in (klass, *extra) if c)
         attr = f' class="{classes}"' if classes else ""
+        attr += f' colspan="{span}"' if span > 1 else ""
         return f"<{tag}{attr}>{e(text)}</{tag}>"
 
     head = "".join(cell("th", i, h) for i, h in enumerate(header))

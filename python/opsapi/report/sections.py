@@ -217,9 +217,8 @@ def _disks_section(forecast: pl.DataFrame, data: ReportData) -> tuple[str, list]
         ]
         for r in view.iter_rows(named=True)
     ]  # fmt: skip
-    label = labeller(topo["member"].to_list())
     data.frames["forecast_view"] = view.with_columns(
-        host=pl.col("member").map_elements(label, return_dtype=pl.String)
+        host=pl.col("member").map_elements(host, return_dtype=pl.String)
     )
     header = ["host", "partition", "used", "capacity", "used %", "growth a day", "trend",
               "days to 90 %", "90 % on", "full on"]  # fmt: skip
@@ -264,25 +263,24 @@ def _databases_section(forecast: pl.DataFrame, data: ReportData) -> tuple[str, l
         .with_columns(rank=pl.int_range(1, pl.len() + 1))
     )  # fmt: skip
     rows = []
-    label = labeller(topo["member"].to_list())
     host = _host_names(data)
     for disk in fullest.iter_rows(named=True):
-        name = f"{label(disk['member'])} {disk['partition_name']}"
+        name = f"{host(disk['member'])} {disk['partition_name']}"
         mine = growth.filter(
             *[pl.col(k).cast(pl.String) == str(disk[k]) for k in keys],
             pl.col("growth_bytes_per_day") > 0,
         ).sort("growth_bytes_per_day", descending=True)
-        first = [str(disk["rank"]), name, host(disk["member"]), date(disk["date_full"])]
+        first = [str(disk["rank"]), name, date(disk["date_full"])]
         if mine.is_empty():
             of_host = growth.filter(pl.col("host_id").cast(pl.String) == str(disk["host_id"]))
             matched = of_host["partition_name"].drop_nulls()
             why = _no_growth(disk, str(matched[0]) if matched.len() else None, of_host.height > 0)
-            rows.append(first + [why, "", "", "", ""])
+            rows.append([*first, (why, "why", 5)])
             continue
         for i, d in enumerate(mine.iter_rows(named=True)):
             share = d["share_of_disk_growth"]
             rows.append(
-                (first if i == 0 else ["", "", "", ""])
+                (first if i == 0 else ["", "", ""])
                 + [
                     str(d["database_name"]),
                     number(d["size_bytes"] / GIB, "GiB"),
@@ -292,13 +290,13 @@ def _databases_section(forecast: pl.DataFrame, data: ReportData) -> tuple[str, l
                     else number(d["size_at_full_bytes"] / GIB, "GiB"),
                 ]
             )  # fmt: skip
-    header = ["#", "disk", "host", "disk full on", "database", "size", "growth a day",
+    header = ["#", "disk", "disk full on", "database", "size", "growth a day",
               "share of the disk's growth", "size when the disk is full"]  # fmt: skip
     return (
         '<section id="databases"><h2>Databases behind the growth</h2>'
         "<p>The growing databases of the five disks closest to full: their size, growth, "
         "share of the disk's growth, and size on the day the disk is full; where none "
-        "grows, why.</p>" + table(header, rows, numeric=(5, 6, 7, 8), dates=(3,)) + "</section>",
+        "grows, why.</p>" + table(header, rows, numeric=(4, 5, 6, 7), dates=(2,)) + "</section>",
         [],
     )
 

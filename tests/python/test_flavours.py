@@ -528,7 +528,8 @@ def test_headroom_finds_the_same_through_atlas(sims, clients):
     shard, the seeded findings, and the shard growing faster than the others, with hosts named
     by their process ids. The cache series come back under Atlas's names and are read as Ops
     Manager's. Atlas's processes do not name their cluster: a sharded cluster is its shards'
-    common stem, without its mongos and config servers."""
+    common stem, without its mongos and config servers; its config servers are a scope of
+    their own all the same (their replica set), its mongos hosts of their own."""
     process = {t["host_id"]: t["process_id"] for t in sims["ops-manager"].partition_truth()}
     found = {}
     for flavour in ("ops-manager", "atlas"):
@@ -544,7 +545,11 @@ def test_headroom_finds_the_same_through_atlas(sims, clients):
         return frame.with_columns(pl.col(c).cast(pl.String).replace(process) for c in text)
 
     om, atlas = as_processes(found["ops-manager"]), as_processes(found["atlas"])
-    sets = pl.col("scope_kind") != "cluster"
+    # The cluster's scopes (its own, its mongos') are keyed by the cluster, which Atlas's
+    # processes do not name; Atlas's mongos are then hosts, said as mongos all the same.
+    sets = ~pl.col("scope_kind").is_in(["cluster", "mongos"])
+    mongos = atlas.filter(pl.col("role") == "mongos")
+    assert set(mongos["scope_kind"]) == {"host"} and mongos["cluster_id"].null_count() > 0
     assert atlas.filter(sets).height == om.filter(sets).height > 0
     pl.testing.assert_frame_equal(
         atlas.filter(sets).drop("cluster_id"),

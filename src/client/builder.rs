@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use reqwest::header::HeaderValue;
 
+use super::authenticate::{Authenticate, Digest};
 use super::base_url::normalize_base_url;
+use super::oauth::OAuth;
 use super::{
     pace, Client, Config, Inner, PerProcess, RateLimits, Tls, DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_USER_AGENT, MAX_CONCURRENCY_LIMIT, MAX_RETRIES_LIMIT, MAX_TIMEOUT,
@@ -404,6 +406,20 @@ impl ClientBuilder {
             },
         })
     }
+}
+
+/// The authentication scheme of a client's settings, if it has credentials: Digest for an API
+/// key, OAuth 2 for a service account. Chosen here, with the settings; each process builds its
+/// own (`PerProcess::new`), over its own connection pool.
+pub(super) fn authenticator(
+    config: &Config,
+    http: &reqwest::Client,
+) -> Option<Box<dyn Authenticate>> {
+    if let Some(c) = &config.credentials {
+        return Some(Box::new(Digest::new(c.clone())));
+    }
+    let (sa, url) = (config.service_account.as_ref()?, config.token_url.as_ref()?);
+    Some(Box::new(OAuth::new(sa.clone(), url.clone(), http.clone())))
 }
 
 /// A header value must be one line of visible text: a CR or LF (a key or user agent pasted

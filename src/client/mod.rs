@@ -1,13 +1,16 @@
 //! The client: its checked settings, the per-process HTTP stack and authentication, and what
-//! it learns from the server. The builder is in [`builder`], the base URL with its redaction
-//! rules in `base_url.rs`, the pipeline that sends a request in [`send`], authentication in
-//! `authenticate.rs` (Digest) and `oauth.rs` (Atlas service accounts), pacing in `pace.rs`.
+//! it learns from the server. The builder is in [`builder`] (which also chooses the
+//! authentication scheme), the base URL with its redaction rules in `base_url.rs`, the
+//! pipeline that sends a request in [`send`], its retry rules and error mapping in `retry.rs`
+//! (shared with the token endpoint's), authentication in `authenticate.rs` (Digest) and
+//! `oauth.rs` (Atlas service accounts), pacing in `pace.rs`.
 
 mod authenticate;
 mod base_url;
 mod builder;
 mod oauth;
 mod pace;
+mod retry;
 mod send;
 mod server;
 
@@ -25,7 +28,7 @@ use authenticate::Authenticate;
 use base_url::maskable;
 pub use base_url::redact_url;
 pub use builder::ClientBuilder;
-pub(crate) use send::error_chain;
+pub(crate) use retry::error_chain;
 use server::ServerClock;
 pub use server::ServiceVersion;
 
@@ -167,7 +170,7 @@ impl PerProcess {
         })?;
         Ok(Self {
             pid: std::process::id(),
-            auth: authenticate::for_config(config, &http),
+            auth: builder::authenticator(config, &http),
             http,
             in_flight: tokio::sync::Semaphore::new(config.max_concurrency.max(1)),
             spare_bodies: std::sync::Mutex::new(Vec::new()),
@@ -352,6 +355,19 @@ impl Client {
                 flavour,
             })
         }
+    }
+
+    /// The secret to keep out of messages: the private key or the client secret.
+    fn secret(&self) -> Option<&str> {
+        let c = &self.inner.config;
+        c.credentials
+            .as_ref()
+            .map(Credentials::private_key)
+            .or_else(|| {
+                c.service_account
+                    .as_ref()
+                    .map(ServiceAccount::client_secret)
+            })
     }
 
     /// The connection pool and authentication of this process: after a `fork`, the child

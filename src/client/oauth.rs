@@ -21,7 +21,7 @@ use reqwest::StatusCode;
 use serde::Deserialize;
 
 use super::authenticate::{Authenticate, Authorization, Handshake, Refusals, Sending};
-use super::send::parse_retry_after;
+use super::retry::parse_retry_after;
 use crate::auth::ServiceAccount;
 use crate::error::{ApiError, Error, Result};
 use crate::flavour::OAUTH_TOKEN_PATH;

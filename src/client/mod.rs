@@ -13,6 +13,7 @@ mod pace;
 mod retry;
 mod send;
 mod server;
+mod token_file;
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -77,6 +78,8 @@ struct Config {
     service_account: Option<ServiceAccount>,
     /// Where a service account buys its tokens.
     token_url: Option<url::Url>,
+    /// Where it shares them with the machine's other processes (`None`: the cache is off).
+    token_file: Option<token_file::TokenFile>,
     timeout: Duration,
     connect_timeout: Duration,
     max_retries: u32,
@@ -94,7 +97,8 @@ struct Config {
 /// and its handshake lock; the lock of a token fetch). A child made by `fork` inherits none
 /// of the threads behind them, so it builds its own on first use (see [`Client::process`]);
 /// the parent keeps its own untouched. (A service account's token itself is the client's,
-/// [`Inner::tokens`]: a child uses the token its parent bought.)
+/// [`Inner::tokens`]: a child uses the token its parent bought. Other processes take it from
+/// the machine's token cache, `token_file.rs`.)
 struct PerProcess {
     pid: u32,
     http: reqwest::Client,
@@ -293,6 +297,23 @@ impl Client {
             .service_account
             .as_ref()
             .map(ServiceAccount::client_id)
+    }
+
+    /// The folder of the token cache the client shares with the machine's other processes
+    /// (a service account's, unless [`ClientBuilder::token_cache`] turned it off).
+    ///
+    /// ```
+    /// let c = opsapi::Client::atlas()
+    ///     .service_account("mdb_sa_id_1", "mdb_sa_sk_2")
+    ///     .token_cache_dir("/var/cache/etl/opsapi")
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(c.token_cache(), Some(std::path::Path::new("/var/cache/etl/opsapi")));
+    /// let off = opsapi::Client::atlas().service_account("id", "secret").token_cache(false);
+    /// assert_eq!(off.build().unwrap().token_cache(), None);
+    /// ```
+    pub fn token_cache(&self) -> Option<&std::path::Path> {
+        self.inner.config.token_file.as_ref().map(|f| f.dir())
     }
 
     /// Requests in flight at once for paging and fleet pulls.

@@ -948,6 +948,7 @@ class Client:
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
         rate_limit: Union[float, dict[str, float], None] = None,
+        token_cache: Union[bool, str, PathLike[str], None] = None,  # True: the user's cache folder
     ) -> Client: ...
     @classmethod
     def from_env(
@@ -961,6 +962,7 @@ class Client:
         max_response_bytes: Optional[int] = None,
         ca_file: Union[str, PathLike[str], None] = None,
         rate_limit: Union[float, dict[str, float], None] = None,
+        token_cache: Union[bool, str, PathLike[str], None] = None,
     ) -> Client: ...
     # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
     @classmethod
@@ -1038,6 +1040,7 @@ class AsyncClient:
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
         rate_limit: Union[float, dict[str, float], None] = None,
+        token_cache: Union[bool, str, PathLike[str], None] = None,  # True: the user's cache folder
     ) -> AsyncClient: ...
     @classmethod
     def from_env(
@@ -1051,6 +1054,7 @@ class AsyncClient:
         max_response_bytes: Optional[int] = None,
         ca_file: Union[str, PathLike[str], None] = None,
         rate_limit: Union[float, dict[str, float], None] = None,
+        token_cache: Union[bool, str, PathLike[str], None] = None,
     ) -> AsyncClient: ...
     # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
     @classmethod

@@ -9,7 +9,7 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::Method;
 use tokio::time::Instant;
 
-use super::{maskable, Client};
+use super::{maskable, redact_url, Client};
 use crate::error::Error;
 use crate::request::Request;
 
@@ -163,15 +163,34 @@ impl Client {
         self.transport_error_of(req.method.as_str(), &req.path, e)
     }
 
-    /// The error of an attempt that got no answer (a timeout when its budget ran out).
+    /// The error of an attempt that got no answer (a timeout when its budget ran out): one
+    /// sentence that names the URL it was sent to (without its query, user info or secret)
+    /// and what went wrong, rather than the chain of the HTTP stack's messages.
     pub(crate) fn transport_error_of(&self, method: &str, path: &str, e: reqwest::Error) -> Error {
         if e.is_timeout() {
             return self.timeout_error_of(method, path);
         }
-        // reqwest names the URL in its messages; the path is named by this error already,
-        // and the base URL is the user's own (where a key could have been pasted).
+        let url = e.url().map(|u| {
+            let mut u = u.clone();
+            u.set_query(None);
+            u.set_fragment(None);
+            redact_url(u.as_str(), self.secret())
+        });
+        let url = url.as_deref().unwrap_or("the server");
         let e = e.without_url();
-        let message = crate::tls::with_hint(error_chain(&e), &e);
+        let message = if crate::tls::is_tls_error(&e) {
+            // The TLS refusal and what to do about it (`ca_file`, `verify`).
+            crate::tls::with_hint(
+                format!("could not connect securely to {url}: {}", cause(&e)),
+                &e,
+            )
+        } else if e.is_connect() {
+            format!("could not connect to {url} ({})", cause(&e))
+        } else if e.is_body() || e.is_decode() {
+            format!("the answer from {url} was cut short ({})", cause(&e))
+        } else {
+            format!("no answer from {url} ({})", cause(&e))
+        };
         Error::Transport {
             method: method.to_string(),
             path: path.to_string(),
@@ -180,6 +199,30 @@ impl Client {
                 None => message,
             },
         }
+    }
+}
+
+/// What went wrong under a transport error, in a few words: the innermost of its causes (the
+/// operating system's, the TLS library's), without the layers above it.
+fn cause(e: &(dyn std::error::Error + 'static)) -> String {
+    if error_chain(e).contains("dns error") {
+        return "its host name did not resolve".into();
+    }
+    let mut inner = e;
+    while let Some(next) = inner.source() {
+        inner = next;
+    }
+    let mut text = inner.to_string();
+    if let Some(i) = text.find(" (os error ") {
+        text.truncate(i);
+    }
+    // "Connection refused" reads as the middle of a sentence; "TLS ..." stays.
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_uppercase() && second.is_lowercase() => {
+            first.to_lowercase().chain(text.chars().skip(1)).collect()
+        }
+        _ => text,
     }
 }
 

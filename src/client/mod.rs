@@ -303,12 +303,13 @@ impl Client {
     /// (a service account's, unless [`ClientBuilder::token_cache`] turned it off).
     ///
     /// ```
+    /// let dir = std::env::temp_dir().join("etl-tokens");
     /// let c = opsapi::Client::atlas()
     ///     .service_account("mdb_sa_id_1", "mdb_sa_sk_2")
-    ///     .token_cache_dir("/var/cache/etl/opsapi")
+    ///     .token_cache_dir(&dir)
     ///     .build()
     ///     .unwrap();
-    /// assert_eq!(c.token_cache(), Some(std::path::Path::new("/var/cache/etl/opsapi")));
+    /// assert_eq!(c.token_cache(), Some(dir.as_path()));
     /// let off = opsapi::Client::atlas().service_account("id", "secret").token_cache(false);
     /// assert_eq!(off.build().unwrap().token_cache(), None);
     /// ```

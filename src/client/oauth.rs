@@ -116,12 +116,15 @@ impl TokenCache {
         if state.refused.as_ref() == Some(&header) {
             return None;
         }
+        // Its lifetime is not known here: what is left of it stands for it (the margin before
+        // its expiry is a tenth of that, or a minute).
+        let offset = entry.offset();
         let mut token = Token {
             header,
             serial: 0,
-            issued: entry.issued,
+            issued: Utc::now() + clock.offset().unwrap_or(offset),
             expires: entry.expires,
-            offset: entry.offset(),
+            offset,
             shared: true,
         };
         if !token.usable(token.now(clock)) {
@@ -236,12 +239,13 @@ impl OAuth {
         let bought = self.buy(cx).await;
         let offset = client.inner.server_clock.offset().unwrap_or_default();
         if let (Ok(b), Some(shared)) = (&bought, shared) {
-            shared.write(&Entry {
-                access_token: b.access_token.clone(),
-                issued: b.issued,
-                expires: b.expires,
-                offset_ms: offset.num_milliseconds(),
-            });
+            if let Some(expires_here) = b.expires.checked_sub_signed(offset) {
+                shared.write(&Entry {
+                    access_token: b.access_token.clone(),
+                    expires: b.expires,
+                    expires_here,
+                });
+            }
         }
         let mut state = client.inner.tokens.lock();
         state.serials += 1;

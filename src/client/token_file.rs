@@ -4,8 +4,7 @@
 //!
 //! - The cache is `tokens.json` in the user's cache folder ([`default_dir`]). Per base URL
 //!   and client id (a digest of the two: neither is written) it holds the token and its
-//!   expiry by the server's clock, with that clock's offset from this machine's when it was
-//!   bought. Never the secret.
+//!   expiry, by the server's clock and by this machine's. Never the secret.
 //! - It is written whole to a new file renamed over the old one, so that a reader never sees
 //!   half of one. It and its lock (`tokens.lock`) are created with mode 0600, in a folder of
 //!   mode 0700.
@@ -83,42 +82,33 @@ impl std::fmt::Debug for TokenFile {
     }
 }
 
-/// A token as the cache holds it. (No `Debug`: it would show the token.)
+/// A token as the cache holds it: the token and its expiry, by the server's clock (which
+/// judges it) and by this machine's as it was when the token was bought (for a process that
+/// has had no answer of the server's yet, and to drop the tokens that have expired). (No
+/// `Debug`: it would show the token.)
 #[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct Entry {
     pub(crate) access_token: String,
-    /// Issued and expiring, by the server's clock.
-    pub(crate) issued: DateTime<Utc>,
     pub(crate) expires: DateTime<Utc>,
-    /// The server's clock minus this machine's when it was bought, in milliseconds.
-    pub(crate) offset_ms: i64,
+    pub(crate) expires_here: DateTime<Utc>,
 }
 
 impl Entry {
-    /// The server's clock minus this machine's when it was bought (zero for an offset past
-    /// any clock, which [`Entry::sane`] refuses).
+    /// The server's clock minus this machine's when the token was bought.
     pub(crate) fn offset(&self) -> TimeDelta {
-        TimeDelta::try_milliseconds(self.offset_ms).unwrap_or_default()
+        self.expires.signed_duration_since(self.expires_here)
     }
 
-    /// Its expiry by this machine's clock (`None`: an offset past any clock).
-    fn local_expiry(&self) -> Option<DateTime<Utc>> {
-        self.expires
-            .checked_sub_signed(TimeDelta::try_milliseconds(self.offset_ms)?)
-    }
-
-    /// Whether it can be a token at all: text, and a lifetime of a second to 366 days that
-    /// has not ended by this machine's clock. A token that passes and is still refused is
-    /// answered by buying another (see `oauth.rs`).
+    /// Whether it can be a token at all: text, that has not expired by this machine's clock,
+    /// does not expire more than 366 days from now, and was bought from a server whose clock
+    /// was less than a century from this machine's. A token that passes and is still refused
+    /// is answered by buying another (see `oauth.rs`).
     fn sane(&self) -> bool {
-        let lifetime = self.expires - self.issued;
         let now = Utc::now();
         !self.access_token.is_empty()
-            && lifetime >= TimeDelta::seconds(1)
-            && lifetime <= TimeDelta::days(366)
-            && self
-                .local_expiry()
-                .is_some_and(|e| e > now && e <= now + lifetime)
+            && self.expires_here > now
+            && self.expires_here <= now + TimeDelta::days(366)
+            && self.offset().abs() <= TimeDelta::days(36_525)
     }
 }
 
@@ -223,7 +213,7 @@ impl TokenFile {
                 .tokens
                 .iter()
                 .filter(|(k, _)| **k != self.key)
-                .min_by_key(|(_, e)| e.local_expiry())
+                .min_by_key(|(_, e)| e.expires_here)
                 .map(|(k, _)| k.clone());
             match soonest {
                 Some(k) => contents.tokens.remove(&k),
@@ -334,13 +324,13 @@ fn read_contents(path: &Path) -> Option<Contents> {
 mod tests {
     use super::*;
 
+    /// A token expiring `lifetime` seconds from now, bought from a server `offset_ms` ahead.
     fn entry(token: &str, lifetime: i64, offset_ms: i64) -> Entry {
-        let issued = Utc::now() + TimeDelta::milliseconds(offset_ms);
+        let expires_here = Utc::now() + TimeDelta::seconds(lifetime);
         Entry {
             access_token: token.into(),
-            issued,
-            expires: issued + TimeDelta::seconds(lifetime),
-            offset_ms,
+            expires: expires_here + TimeDelta::milliseconds(offset_ms),
+            expires_here,
         }
     }
 
@@ -381,30 +371,38 @@ mod tests {
     fn tokens_that_make_no_sense_are_not_read_and_expired_ones_are_dropped() {
         let tmp = tempfile::tempdir().unwrap();
         let c = cache(tmp.path());
-        let offset = |ms| Entry {
-            offset_ms: ms,
-            ..entry("t", 3600, 0)
-        };
         for bad in [
             entry("", 3600, 0),
-            entry("t", 0, 0),
             entry("t", 400 * 86_400, 0),
-            offset(i64::MIN),
-            offset(i64::MAX),
-            offset(-3_600_000 * 2),
+            entry("t", -1, 0),
+            entry("t", -1, 3_600_000), // expired here, though not yet by the server's clock
         ] {
             c.write(&bad);
             assert!(c.read().is_none());
         }
-        let mut expired = entry("old", 3600, 0);
-        expired.issued -= TimeDelta::hours(2);
-        expired.expires -= TimeDelta::hours(2);
-        c.write(&expired);
-        assert!(c.read().is_none(), "expired by this machine's clock");
+        // Nor a server clock at the end (or the start) of time.
+        for expires in [DateTime::<Utc>::MAX_UTC, DateTime::<Utc>::MIN_UTC] {
+            c.write(&Entry {
+                expires,
+                ..entry("t", 3600, 0)
+            });
+            assert!(c.read().is_none());
+        }
+        assert!(c.read().is_none());
+        c.write(&entry("ahead", 3600, 30 * 86_400_000));
+        assert_eq!(
+            c.read().unwrap().offset(),
+            TimeDelta::days(30),
+            "a month ahead"
+        );
+        c.write(&entry("old", -1, 0));
         let other = TokenFile::new(c.dir().into(), "b", "id");
         other.write(&entry("new", 3600, 0));
         let text = std::fs::read_to_string(c.dir().join(FILE)).unwrap();
-        assert!(!text.contains("old"), "dropped by the next write: {text}");
+        assert!(
+            !text.contains("old"),
+            "the expired one dropped by the next write: {text}"
+        );
     }
 
     #[test]

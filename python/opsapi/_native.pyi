@@ -949,6 +949,7 @@ class Client:
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
         rate_limit: Union[float, dict[str, float], None] = None,
+        token_cache: Union[bool, str, PathLike[str], None] = None,  # True: the user's cache folder
     ) -> Client: ...
     @classmethod
     def from_env(
@@ -962,6 +963,7 @@ class Client:
         max_response_bytes: Optional[int] = None,
         ca_file: Union[str, PathLike[str], None] = None,
         rate_limit: Union[float, dict[str, float], None] = None,
+        token_cache: Union[bool, str, PathLike[str], None] = None,
     ) -> Client: ...
     # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
     @classmethod
@@ -1039,6 +1041,7 @@ class AsyncClient:
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
         rate_limit: Union[float, dict[str, float], None] = None,
+        token_cache: Union[bool, str, PathLike[str], None] = None,  # True: the user's cache folder
     ) -> AsyncClient: ...
     @classmethod
     def from_env(
@@ -1052,6 +1055,7 @@ class AsyncClient:
         max_response_bytes: Optional[int] = None,
         ca_file: Union[str, PathLike[str], None] = None,
         rate_limit: Union[float, dict[str, float], None] = None,
+        token_cache: Union[bool, str, PathLike[str], None] = None,
     ) -> AsyncClient: ...
     # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
     @classmethod

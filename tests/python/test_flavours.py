@@ -391,8 +391,13 @@ def test_no_client_secret_or_token_in_reprs_errors_or_logs(caplog):
     ):
         c = sim.client(max_retries=0)
         hosts = c.hosts.list(sim.group_ids[0])
+        # Without the token cache, where the right secret's token waits (tests/python/
+        # test_token_cache.py): this client must buy its own.
         wrong = opsapi.Client.atlas(
-            client_id=sim.client_id, client_secret="mdb_sa_sk_wrong-but-long", base_url=sim.base_url
+            client_id=sim.client_id,
+            client_secret="mdb_sa_sk_wrong-but-long",
+            base_url=sim.base_url,
+            token_cache=False,
         )
         with pytest.raises(opsapi.AuthenticationError) as e:
             wrong.groups.list()
@@ -416,8 +421,10 @@ async def test_one_token_serves_a_thousand_calls_over_eight_threads_and_eight_ta
     from concurrent.futures import ThreadPoolExecutor
 
     with Simulator(now=FIXED_NOW, flavour="atlas") as sim:
-        aclient = sim.async_client()
-        client = sim.client()
+        # Each client's token its own: the token cache that processes share would hand the
+        # second the first's (tests/python/test_token_cache.py).
+        aclient = sim.async_client(token_cache=False)
+        client = sim.client(token_cache=False)
         g = sim.group_ids[0]
         # One AsyncClient: 8 threads, each with an event loop of its own, and 8 tasks here.
         with ThreadPoolExecutor(8) as pool:

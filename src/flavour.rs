@@ -48,6 +48,10 @@ pub enum Flavour {
     Atlas,
 }
 
+/// The path of the Ops Manager and Cloud Manager API under the server's address
+/// (`opsapi::API_PATH`).
+pub const API_PATH: &str = "/api/public/v1.0";
+
 /// The path of the Atlas Admin API v2 under the server's address.
 pub const ATLAS_API_PATH: &str = "/api/atlas/v2";
 
@@ -71,7 +75,7 @@ impl Flavour {
     /// The API's path under the server's address.
     pub fn api_path(self) -> &'static str {
         match self {
-            Self::OpsManager | Self::CloudManager => crate::request::API_PATH,
+            Self::OpsManager | Self::CloudManager => API_PATH,
             Self::Atlas => ATLAS_API_PATH,
         }
     }

@@ -6,10 +6,8 @@ pub use reqwest::Method;
 use url::Url;
 
 use crate::error::{Error, Result};
+pub use crate::flavour::API_PATH;
 use crate::flavour::{Flavour, Operation};
-
-/// The path of the API under the server's address.
-pub const API_PATH: &str = "/api/public/v1.0";
 
 /// A request before it is sent: everything that makes it, and nothing that sends it.
 ///

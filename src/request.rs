@@ -15,9 +15,17 @@ use crate::flavour::{Flavour, Operation};
 /// ...), so that what goes on the wire can be checked without a server:
 ///
 /// ```
-/// use opsapi::{api::global_alerts, Method};
+/// use opsapi::{api::global_alerts, Method, Operation};
 /// let req = global_alerts::get_request("5a0a/1").unwrap();
 /// assert_eq!((req.method, req.path.as_str()), (Method::GET, "/globalAlerts/5a0a%2F1"));
+/// assert_eq!(req.operation, Operation::GlobalAlertsGet);
+/// ```
+///
+/// A request is always of an [`Operation`]: every constructor takes one, so that no request
+/// can be sent without the flavour's path, media type and pace ([`Request::for_flavour`]).
+///
+/// ```compile_fail
+/// let untagged = opsapi::Request::get("/groups".to_string()); // no operation: does not build
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -34,8 +42,9 @@ pub struct Request {
     /// again for each attempt from the server's clock ([`crate::Client::server_time`]), in
     /// place of `body`, which shows it as of when the request was built.
     pub(crate) timed_body: Option<TimedBody>,
-    /// The operation it is (set by `<op>_request()`), which [`Request::for_flavour`] reads.
-    pub operation: Option<Operation>,
+    /// The operation it is (given by `<op>_request()` to its constructor), which
+    /// [`Request::for_flavour`] reads.
+    pub operation: Operation,
     /// Atlas: the version of the operation's versioned media type (`2023-01-01`), sent in
     /// `Accept` (and `Content-Type` with a body); `None` for plain `application/json`.
     pub version: Option<&'static str>,
@@ -79,31 +88,31 @@ impl PartialEq for TimedBody {
 }
 
 impl Request {
-    /// A GET of `path`.
-    pub fn get(path: String) -> Self {
+    /// A GET of `path`, the operation `operation`.
+    ///
+    /// ```
+    /// use opsapi::{Operation, Request};
+    /// let req = Request::get(Operation::GroupsList, "/groups".into());
+    /// assert_eq!((req.operation, req.path.as_str()), (Operation::GroupsList, "/groups"));
+    /// ```
+    pub fn get(operation: Operation, path: String) -> Self {
         Self {
             method: Method::GET,
             path,
             query: Vec::new(),
             body: None,
             timed_body: None,
-            operation: None,
+            operation,
             version: None,
             flavour: None,
             atlas_body: None,
         }
     }
 
-    /// Tags the request with the operation it is.
-    pub fn operation(mut self, operation: Operation) -> Self {
-        self.operation = Some(operation);
-        self
-    }
-
     /// The request as `flavour` takes it: its path there (on Atlas, `processes` for `hosts`)
     /// and its versioned media type; [`Error::Unsupported`] when the flavour lacks the
     /// operation. The client applies it to every request it sends, so that nothing that
-    /// cannot work is sent. A request without an operation is sent as it is.
+    /// cannot work is sent.
     ///
     /// ```
     /// use opsapi::{api::global_alerts, Error, Flavour, GlobalAlertsQuery};
@@ -112,9 +121,7 @@ impl Request {
     /// assert!(matches!(e, Error::Unsupported { operation: "global_alerts.list", flavour: Flavour::Atlas }));
     /// ```
     pub fn for_flavour(mut self, flavour: Flavour) -> Result<Self> {
-        let Some(op) = self.operation else {
-            return Ok(self);
-        };
+        let op = self.operation;
         if !flavour.supports(op) {
             return Err(Error::Unsupported {
                 operation: op.name(),
@@ -138,7 +145,7 @@ impl Request {
 
     /// Whether [`Request::for_flavour`] would change it (the client then sends a copy).
     pub(crate) fn needs_flavour(&self, flavour: Flavour) -> bool {
-        self.operation.is_some() && self.flavour.unwrap_or_default() != flavour
+        self.flavour.unwrap_or_default() != flavour
     }
 
     /// The `Accept` header: the versioned media type of Atlas
@@ -150,20 +157,20 @@ impl Request {
         }
     }
 
-    /// A DELETE of `path`.
-    pub fn delete(path: String) -> Self {
+    /// A DELETE of `path`, the operation `operation`.
+    pub fn delete(operation: Operation, path: String) -> Self {
         Self {
             method: Method::DELETE,
-            ..Self::get(path)
+            ..Self::get(operation, path)
         }
     }
 
-    /// A PATCH of `path` with a JSON body.
-    pub fn patch_json(path: String, body: &serde_json::Value) -> Self {
+    /// A PATCH of `path` with a JSON body, the operation `operation`.
+    pub fn patch_json(operation: Operation, path: String, body: &serde_json::Value) -> Self {
         Self {
             method: Method::PATCH,
             body: Some(body.to_string().into_bytes()),
-            ..Self::get(path)
+            ..Self::get(operation, path)
         }
     }
 

@@ -20,7 +20,7 @@ use crate::iso8601::IsoDuration;
 use crate::models::time::format_timestamp;
 use crate::models::{Alert, Event, Host, Measurements, Model};
 use crate::paging::list_all;
-use crate::request::{PathBuilder, Request};
+use crate::request::Request;
 
 /// Where an alert's measurement is read: a host, a disk partition or a database.
 ///
@@ -277,21 +277,20 @@ pub fn window(
     (floor(start), floor(end), g)
 }
 
-/// `GET /groups/{group_id}/events?minDate=..&maxDate=..`: the events of a context's window.
+/// `GET /groups/{group_id}/events?minDate=..&maxDate=..`: the events of a context's window, as
+/// the events operation (`events.list`: its versioned media type on Atlas, its endpoint set's
+/// pace).
 ///
 /// ```
 /// let t = |s| opsapi::iso8601::parse_timestamp("t", s).unwrap();
 /// let req = opsapi::api::alerts::context::events_request("g1", t("2024-06-03T06:00:00Z"), t("2024-06-03T10:00:00Z")).unwrap();
-/// assert_eq!(req.path, "/groups/g1/events");
+/// assert_eq!((req.path.as_str(), req.operation), ("/groups/g1/events", opsapi::Operation::EventsList));
 /// assert_eq!(req.query[0], ("minDate", "2024-06-03T06:00:00Z".to_string()));
+/// let atlas = req.for_flavour(opsapi::Flavour::Atlas).unwrap();
+/// assert_eq!(atlas.accept(), "application/vnd.atlas.2023-01-01+json");
 /// ```
 pub fn events_request(group_id: &str, start: DateTime<Utc>, end: DateTime<Utc>) -> Result<Request> {
-    let path = PathBuilder::new()
-        .lit("groups")
-        .id("group_id", group_id)?
-        .lit("events")
-        .finish();
-    Ok(Request::get(path).query([
+    Ok(crate::api::events::list_request(group_id)?.query([
         ("minDate", format_timestamp(&start)),
         ("maxDate", format_timestamp(&end)),
     ]))

@@ -202,9 +202,7 @@ pub fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Requ
             Operation::MeasurementsDatabase,
         ),
     };
-    Ok(Request::get(path.finish())
-        .query(query.to_pairs())
-        .operation(op))
+    Ok(Request::get(op, path.finish()).query(query.to_pairs()))
 }
 
 /// A target that failed in a fleet pull with `keep_going`.

@@ -25,6 +25,9 @@
 use std::fmt;
 use std::str::FromStr;
 
+pub mod measurements;
+pub use measurements::{frame_measurement_name, ATLAS_MEASUREMENT_NAMES};
+
 /// A server flavour. [`crate::Client::flavour`] tells a client's.
 ///
 /// ```
@@ -391,32 +394,6 @@ impl Operation {
             }
             Some("access_list") => "it has no global API access list",
             _ => "it has no such operation",
-        }
-    }
-}
-
-/// The host measurements Atlas names differently from Ops Manager and Cloud Manager (the same
-/// series): (Ops Manager's name, Atlas's).
-pub const ATLAS_MEASUREMENT_NAMES: [(&str, &str); 2] = [
-    ("CACHE_DIRTY_BYTES", "CACHE_USAGE_DIRTY"),
-    ("CACHE_USED_BYTES", "CACHE_USAGE_USED"),
-];
-
-impl Flavour {
-    /// The name this flavour gives the measurement Ops Manager calls `name`.
-    ///
-    /// ```
-    /// use opsapi::Flavour;
-    /// assert_eq!(Flavour::Atlas.measurement_name("CACHE_USED_BYTES"), "CACHE_USAGE_USED");
-    /// assert_eq!(Flavour::OpsManager.measurement_name("CACHE_USED_BYTES"), "CACHE_USED_BYTES");
-    /// ```
-    pub fn measurement_name(self, name: &str) -> &str {
-        match self {
-            Flavour::Atlas => ATLAS_MEASUREMENT_NAMES
-                .iter()
-                .find(|(om, _)| *om == name)
-                .map_or(name, |(_, atlas)| atlas),
-            _ => name,
         }
     }
 }

@@ -109,9 +109,10 @@ impl Request {
         }
     }
 
-    /// The request as `flavour` takes it: its path there (on Atlas, `processes` for `hosts`)
-    /// and its versioned media type; [`Error::Unsupported`] when the flavour lacks the
-    /// operation. The client applies it to every request it sends, so that nothing that
+    /// The request as `flavour` takes it: its path there (on Atlas, `processes` for `hosts`),
+    /// its versioned media type, and its measurement names (`m`) in the flavour's words, each
+    /// once; [`Error::Unsupported`] when the flavour lacks the operation, and
+    /// [`Error::InvalidArgument`] when it has no measurement of a name asked. The client applies it to every request it sends, so that nothing that
     /// cannot work is sent.
     ///
     /// ```
@@ -132,6 +133,9 @@ impl Request {
         if let Some(path) = crate::flavour::path_for(from, flavour, op, &self.path) {
             self.path = path;
         }
+        if !flavour.measurement_names(op).is_empty() {
+            self.query = measurement_query(flavour, op, std::mem::take(&mut self.query))?;
+        }
         self.version = flavour.version(op);
         self.flavour = Some(flavour);
         if flavour == Flavour::Atlas {
@@ -143,9 +147,11 @@ impl Request {
         Ok(self)
     }
 
-    /// Whether [`Request::for_flavour`] would change it (the client then sends a copy).
+    /// Whether [`Request::for_flavour`] has yet to be applied for `flavour` (the client then
+    /// sends a copy): a request as built (whose measurement names are not checked yet), or
+    /// one made for another flavour.
     pub(crate) fn needs_flavour(&self, flavour: Flavour) -> bool {
-        self.flavour.unwrap_or_default() != flavour
+        self.flavour != Some(flavour)
     }
 
     /// The `Accept` header: the versioned media type of Atlas
@@ -185,6 +191,29 @@ impl Request {
     pub fn url(&self, base_url: &str) -> Result<Url> {
         build_url(base_url, &self.path, &self.query)
     }
+}
+
+/// A measurements query as `flavour` takes it for `op`: each `m` in the flavour's name, once
+/// (Atlas's `m` is `uniqueItems`; a repeated name asks nothing more anywhere).
+fn measurement_query(
+    flavour: Flavour,
+    op: Operation,
+    query: Vec<(&'static str, String)>,
+) -> Result<Vec<(&'static str, String)>> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = Vec::with_capacity(query.len());
+    for (k, v) in query {
+        if k != "m" {
+            out.push((k, v));
+            continue;
+        }
+        let name = flavour.measurement_name(op, &v)?;
+        if !seen.contains(&name) {
+            seen.push(name);
+            out.push((k, name.to_string()));
+        }
+    }
+    Ok(out)
 }
 
 /// Characters kept as they are in a path segment: RFC 3986 unreserved. Everything else,

@@ -65,9 +65,13 @@ impl MetricKind {
 ///     (MetricKind::Disk, "DISK_PARTITION_SPACE_PERCENT_USED".to_string(), Some("DATA"))
 /// );
 /// assert_eq!(measurement_of("CONNECTIONS"), (MetricKind::Host, "CONNECTIONS".to_string(), None));
+/// assert_eq!(measurement_of("CACHE_USAGE_USED").1, "CACHE_USED_BYTES"); // Atlas's alert name
 /// assert_eq!(measurement_of("DATABASE_DATA_SIZE").0, MetricKind::Database);
 /// ```
 pub fn measurement_of(metric_name: &str) -> (MetricKind, String, Option<&'static str>) {
+    if let Some((_, m)) = ALERT_MEASUREMENTS.iter().find(|(a, _)| *a == metric_name) {
+        return (MetricKind::Host, m.to_string(), None);
+    }
     if metric_name.starts_with("DATABASE_") {
         return (MetricKind::Database, metric_name.to_string(), None);
     }
@@ -96,6 +100,21 @@ pub fn measurement_of(metric_name: &str) -> (MetricKind, String, Option<&'static
     }
     (MetricKind::Host, metric_name.to_string(), None)
 }
+
+/// Atlas's alert metric names (its specification's `HostMetricAlert`) of host measurements it
+/// names otherwise in `m` (the measurements' own names, which frames carry).
+const ALERT_MEASUREMENTS: [(&str, &str); 10] = [
+    ("OPLOG_SLAVE_LAG_MASTER_TIME", "OPLOG_REPLICATION_LAG_TIME"),
+    ("CACHE_USAGE_DIRTY", "CACHE_DIRTY_BYTES"),
+    ("CACHE_USAGE_USED", "CACHE_USED_BYTES"),
+    ("TICKETS_AVAILABLE_WRITES", "TICKETS_AVAILABLE_WRITE"),
+    ("NORMALIZED_SYSTEM_CPU_USER", "SYSTEM_NORMALIZED_CPU_USER"),
+    ("NORMALIZED_SYSTEM_CPU_STEAL", "SYSTEM_NORMALIZED_CPU_STEAL"),
+    ("DOCUMENT_RETURNED", "DOCUMENT_METRICS_RETURNED"),
+    ("DOCUMENT_INSERTED", "DOCUMENT_METRICS_INSERTED"),
+    ("DOCUMENT_UPDATED", "DOCUMENT_METRICS_UPDATED"),
+    ("DOCUMENT_DELETED", "DOCUMENT_METRICS_DELETED"),
+];
 
 /// At most this many points per series: a window that would hold more at a granularity takes
 /// a coarser one (a day of minutes, a chart's width).
@@ -296,6 +315,14 @@ pub fn events_request(group_id: &str, start: DateTime<Utc>, end: DateTime<Utc>) 
     ]))
 }
 
+/// The note of a context whose metric the server does not measure.
+fn no_measurement(kind: MetricKind, measurement: &str) -> String {
+    format!(
+        "the server has no {} measurement {measurement}",
+        kind.as_str()
+    )
+}
+
 /// An alert in its context (see [`Alerts::context`]).
 ///
 /// ```no_run
@@ -441,6 +468,17 @@ impl Alerts<'_> {
             ctx.note = Some("the alert's host has no id".into());
             return Ok(ctx);
         };
+        // A measurement the server's catalog does not have is not asked (the client would
+        // refuse it before sending): the alert's metric is not one the server measures.
+        let op = match kind {
+            MetricKind::Host => crate::Operation::MeasurementsHost,
+            MetricKind::Disk => crate::Operation::MeasurementsDisk,
+            MetricKind::Database => crate::Operation::MeasurementsDatabase,
+        };
+        if client.flavour().measurement_name(op, &measurement).is_err() {
+            ctx.note = Some(no_measurement(kind, &measurement));
+            return Ok(ctx);
+        }
         let targets = match kind {
             MetricKind::Host => vec![Target::host(g, h)],
             MetricKind::Disk => {
@@ -475,10 +513,7 @@ impl Alerts<'_> {
                 Ok(m) => ctx.measurements.push(m),
                 // The server does not measure this metric (a name this library does not map).
                 Err(e) if e.error_code() == Some("INVALID_METRIC_NAME") => {
-                    ctx.note = Some(format!(
-                        "the server has no {} measurement {measurement}",
-                        kind.as_str()
-                    ));
+                    ctx.note = Some(no_measurement(kind, &measurement));
                     ctx.measurements.clear();
                     break;
                 }

@@ -343,3 +343,23 @@ async fn more_names_than_an_atlas_request_carries_are_asked_ten_at_a_time_and_me
         assert_eq!(names, SEVENTEEN.iter().map(|s| s.to_string()).collect());
     }
 }
+
+#[tokio::test]
+async fn a_sync_asking_a_name_the_flavour_lacks_is_refused_before_any_request() {
+    use opsapi::store::{Kind, Store, SyncOptions};
+    let sim = sim_of(Flavour::Atlas);
+    let c = client_of(&sim);
+    let dir = tempfile::tempdir().unwrap();
+    let options = SyncOptions::new(Granularity::PT1H, "P1D".parse().unwrap())
+        .metrics(Kind::Database, ["DATABASE_DATA_SIZE", "DATABASE_FILE_SIZE"]);
+    let e = c
+        .measurements()
+        .sync(&Store::new(dir.path().join("store")), &options)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid argument `metrics`: `DATABASE_FILE_SIZE` is not a database measurement of Atlas"
+    );
+    assert!(sim.requests().is_empty(), "nothing sent");
+}

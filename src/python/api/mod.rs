@@ -1,8 +1,8 @@
 //! The Python face of the operations: one file per resource, where each operation is a
 //! function shared by the sync class (`Hosts`) and the async class (`AsyncHosts`), whose two
-//! methods sit next to each other. A method converts its arguments (by name, so that an
-//! error names the argument) and either waits for the core's future with the GIL released
-//! (sync) or hands it to asyncio (async).
+//! methods `twins!` writes from one signature. The function converts its arguments (by name,
+//! so that an error names the argument) and either waits for the core's future with the GIL
+//! released (sync) or hands it to asyncio (async).
 
 mod access_list;
 mod acknowledgement;
@@ -47,3 +47,62 @@ macro_rules! handle_pair {
     };
 }
 pub(crate) use handle_pair;
+
+/// Writes the sync and the async method of one operation from one signature, so that the two
+/// cannot drift (obstore's `head` and `head_async`, as one). The shared docstring comes first,
+/// then each class with the example of its own (`x = client...` or `x = await client...`),
+/// then the signature as Python sees it (without `self` and `py`), and after `=>` the function
+/// doing the work: it is called with `py`, the client, whether the class is the async one,
+/// any constants given in its parentheses, then the arguments in order.
+///
+/// ```ignore
+/// twins! {
+///     /// One host: `GET /groups/{group_id}/hosts/{host_id}`.
+///     ///
+///     Hosts
+///     /// >>> client.hosts.get(group_id, host_id).replica_state_name  # doctest: +SKIP
+///     AsyncHosts
+///     /// >>> (await client.hosts.get(group_id, host_id)).replica_state_name  # doctest: +SKIP
+///     fn get(group_id: &Bound<'_, PyAny>, host_id: &Bound<'_, PyAny>) => get
+/// }
+/// ```
+macro_rules! twins {
+    (
+        $(#[doc = $doc:literal])*
+        $sync:ident $(#[doc = $sync_doc:literal])*
+        $async:ident $(#[doc = $async_doc:literal])*
+        $(#[pyo3($($option:tt)*)])?
+        fn $name:ident($($arg:ident: $ty:ty),* $(,)?) => $work:ident $(($($constant:expr),*))?
+    ) => {
+        #[pyo3::pymethods]
+        impl $sync {
+            $(#[doc = $doc])*
+            $(#[doc = $sync_doc])*
+            $(#[pyo3($($option)*)])?
+            #[allow(clippy::too_many_arguments)]
+            fn $name(
+                &self,
+                py: pyo3::Python<'_>,
+                $($arg: $ty),*
+            ) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
+                $work(py, &self.client, false, $($($constant,)*)? $($arg),*)
+            }
+        }
+
+        #[pyo3::pymethods]
+        impl $async {
+            $(#[doc = $doc])*
+            $(#[doc = $async_doc])*
+            $(#[pyo3($($option)*)])?
+            #[allow(clippy::too_many_arguments)]
+            fn $name(
+                &self,
+                py: pyo3::Python<'_>,
+                $($arg: $ty),*
+            ) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
+                $work(py, &self.client, true, $($($constant,)*)? $($arg),*)
+            }
+        }
+    };
+}
+pub(crate) use twins;

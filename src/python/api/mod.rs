@@ -28,6 +28,49 @@ pub(crate) use measurements::_check_targets;
 pub use measurements::{AsyncMeasurementsApi, MeasurementsApi};
 pub use store::{Store, SyncReport};
 
+/// Every resource of the clients, one row each: the getter's docstring and name (`hosts`), the
+/// sync class and the async class (declared by `handle_pair!` in the resource's file). The
+/// clients' getters (`client_classes!` in `client.rs`) and the module's classes
+/// ([`add_handles`]) come from it, so that a new resource is one row here.
+macro_rules! resources {
+    ($then:ident!($($args:tt)*)) => {
+        $then!($($args)* {
+            /// The global API access list.
+            access_list: AccessList, AsyncAccessList;
+            /// Global alerts: list, iterate, acknowledge.
+            global_alerts: GlobalAlerts, AsyncGlobalAlerts;
+            /// Project alerts: list, acknowledge, every project at once, in context.
+            alerts: Alerts, AsyncAlerts;
+            /// Alert configurations and their open alerts.
+            alert_configs: AlertConfigs, AsyncAlertConfigs;
+            /// Hosts of a project.
+            hosts: Hosts, AsyncHosts;
+            /// Measurements and fleet pulls.
+            measurements: MeasurementsApi, AsyncMeasurementsApi;
+            /// Project events.
+            events: Events, AsyncEvents;
+            /// Projects.
+            groups: Groups, AsyncGroups;
+        });
+    };
+}
+pub(crate) use resources;
+
+/// Adds the classes of every resource of [`resources!`] to the module, sync then async.
+macro_rules! add_handles {
+    ($m:ident { $($(#[doc = $doc:literal])* $getter:ident: $sync:ident, $async:ident;)* }) => {
+        $($m.add_class::<$sync>()?;)*
+        $($m.add_class::<$async>()?;)*
+    };
+}
+
+/// Adds the handle classes of every resource (`Hosts`, `AsyncHosts`, ...) to the module.
+pub(crate) fn add_handles(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
+    use pyo3::types::PyModuleMethods;
+    resources!(add_handles!(m));
+    Ok(())
+}
+
 /// Declares the sync and the async class of one resource handle; each holds the client.
 macro_rules! handle_pair {
     ($(#[$meta:meta])* $sync:ident, $async:ident) => {

@@ -45,6 +45,9 @@ ATLAS_MEASUREMENT_NAMES: dict[str, str]
 # crate::flavour::measurements.
 MEASUREMENT_NAMES: dict[str, dict[str, list[str]]]
 MAX_MEASUREMENTS: dict[str, Optional[int]]
+# The flavour table's operations ("hosts.list", ...) and the flavours that have each, in the
+# table's order: crate::Operation::ALL.
+OPERATIONS: dict[str, tuple[_Flavour, ...]]
 
 _Timestamp = Union[datetime, str]
 _Duration = Union[str, timedelta]

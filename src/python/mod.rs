@@ -48,6 +48,15 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add("ATLAS_MEASUREMENT_NAMES", names)?;
     measurement_names(m)?;
+    // The flavour table's operations and the flavours that have each, for the tests that
+    // every one is reachable, in the stub and served (tests/python/test_operation_table.py).
+    let operations = pyo3::types::PyDict::new(m.py());
+    for op in crate::Operation::ALL {
+        let flavours = crate::Flavour::ALL.into_iter().filter(|f| f.supports(op));
+        let flavours: Vec<&str> = flavours.map(|f| f.as_str()).collect();
+        operations.set_item(op.name(), pyo3::types::PyTuple::new(m.py(), flavours)?)?;
+    }
+    m.add("OPERATIONS", operations)?;
     m.add_function(wrap_pyfunction!(runtime::_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(args::parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(sim::_sim_main, m)?)?;

@@ -1,8 +1,9 @@
 """One client for Ops Manager, Cloud Manager and Atlas: every operation a flavour has, sync and
 async, against the simulator serving that flavour, with the exact request that went out (path,
 query, the ``Accept`` header's version, Digest or Bearer) and the same result from the same
-world; what a flavour lacks refused before any request. The clients of each flavour
-(``Client.atlas``, ``flavour=``, ``from_env``, profiles, tokens) are in
+world; what a flavour lacks refused before any request. Every operation of the flavour table
+(``opsapi._native.OPERATIONS``, Rust's ``Operation::ALL``) has its call here. The clients of
+each flavour (``Client.atlas``, ``flavour=``, ``from_env``, profiles, tokens) are in
 test_flavours_clients.py, the same frames and findings through each flavour in
 test_flavours_world.py; the simulators (``sims``, ``clients``) are conftest.py's."""
 
@@ -14,9 +15,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from conftest import api_requests
+from conftest import FIXED_NOW, api_requests
 
 import opsapi
+from opsapi._native import OPERATIONS
 from opsapi.testing import Simulator
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,14 +52,26 @@ class Ids:
             for a in w["project_alerts"]
             if a["group_id"] == self.g and a["alert_config_id"] not in agents
         )
+        # Two project alerts, two open global alerts, two access-list entries: one for the sync
+        # call of a write, one for the async call (the alerts of a type every flavour has).
+        self.project_alerts = [
+            a["id"]
+            for a in w["project_alerts"]
+            if a["group_id"] == self.g and a["alert_config_id"] not in agents
+        ]
+        self.global_alerts = [a["id"] for a in w["alerts"] if a["status"] == "OPEN"]
+        self.x = [x["id"] for x in w["access_list"]]
         self.hosts = "processes" if atlas else "hosts"
         self.api = "/api/atlas/v2" if atlas else "/api/public/v1.0"
 
-    def path(self, template: str) -> str:
+    def path(self, template: str, n: int = 0) -> str:
+        """The path of ``template`` on this flavour; ``{pa}``, ``{ga}`` and ``{x}`` are the
+        ``n``-th project alert, open global alert and access-list entry."""
         enc = self.h.replace(":", "%3A")
         return self.api + template.format(
-            g=self.g, h=enc, p=self.p, d=self.d, e=self.e, c=self.c, a=self.a, hosts=self.hosts
-        )
+            g=self.g, h=enc, p=self.p, d=self.d, e=self.e, c=self.c, a=self.a, hosts=self.hosts,
+            pa=self.project_alerts[n], ga=self.global_alerts[n], x=self.x[n],
+        )  # fmt: skip
 
 
 # What the simulator's world holds that Atlas does not have, and so does not serve: standalone
@@ -176,7 +190,66 @@ READS: dict[str, tuple[Callable[..., Any], str, Any, Callable[[Any], Any]]] = {
         PAGE1,
         lambda r: [a.id for a in r],
     ),
+    # Ops Manager's alone.
+    "global_alerts.list": (
+        lambda c, i: c.global_alerts.list(),
+        "/globalAlerts",
+        PAGE1,
+        lambda r: [a.id for a in r],
+    ),
+    "global_alerts.get": (
+        lambda c, i: c.global_alerts.get(i.global_alerts[0]),
+        "/globalAlerts/{ga}",
+        None,
+        lambda r: (r.id, r.status),
+    ),
+    "access_list.list": (
+        lambda c, i: c.access_list.list(),
+        "/admin/accessList",
+        PAGE1,
+        lambda r: [x.id for x in r],
+    ),
 }
+
+# Every operation that writes, on a simulator of each flavour of its own: its call (the
+# ``n``-th of its kind: the sync call writes to one, the async one to another), method, path
+# and the status the server answers.
+WRITES: dict[str, tuple[Callable[..., Any], str, str, int]] = {
+    "alerts.acknowledge": (
+        lambda c, i, n: c.alerts.acknowledge(i.g, i.project_alerts[n], duration="4h"),
+        "PATCH",
+        "/groups/{g}/alerts/{pa}",
+        201,
+    ),
+    "global_alerts.acknowledge": (
+        lambda c, i, n: c.global_alerts.acknowledge(i.global_alerts[n], duration="4h"),
+        "PATCH",
+        "/globalAlerts/{ga}",
+        201,
+    ),
+    "access_list.delete": (
+        lambda c, i, n: c.access_list.delete(i.x[n]),
+        "DELETE",
+        "/admin/accessList/{x}",
+        204,
+    ),
+}
+
+
+def _accept(flavour: str, op: str) -> str:
+    if flavour != "atlas":
+        return "application/json"
+    # Acknowledging is a newer resource version than reading.
+    version = "2024-05-30" if op == "alerts.acknowledge" else "2023-01-01"
+    return f"application/vnd.atlas.{version}+json"
+
+
+def test_every_operation_of_the_table_is_called_here():
+    """A new operation of src/flavour.rs's table fails here until it has its call."""
+    assert len(OPERATIONS) >= 21
+    missing = set(OPERATIONS) - set(READS) - set(WRITES)
+    assert not missing, f"operations of the flavour table without a call here: {sorted(missing)}"
+    assert not (set(READS) | set(WRITES)) - set(OPERATIONS), "calls of no operation"
 
 
 def test_every_readme_row_that_every_flavour_has_is_here():
@@ -191,15 +264,28 @@ def test_every_readme_row_that_every_flavour_has_is_here():
     assert rows <= ours, rows - ours
 
 
+async def _unsupported(sim: Simulator, op: str, clients: Any, call: Any, *args: Any) -> None:
+    """``call(client, *args)`` raises UnsupportedError before any request, with each of
+    ``clients`` (sync, then async)."""
+    sim.clear_requests()
+    for client in clients:
+        with pytest.raises(opsapi.UnsupportedError) as e:
+            got = call(client, *args)
+            if asyncio.iscoroutine(got) or hasattr(got, "__await__"):
+                await got
+        assert (e.value.operation, e.value.flavour) == (op, sim.flavour)
+    assert sim.requests() == []
+
+
 @pytest.mark.parametrize("op", sorted(READS))
 async def test_each_flavour_sends_its_request_sync_and_async(sims, clients, op):
     call, template, query, summary = READS[op]
     results = {}
     for flavour, sim in sims.items():
         ids = Ids(sim)
-        accept = (
-            "application/vnd.atlas.2023-01-01+json" if flavour == "atlas" else "application/json"
-        )
+        if flavour not in OPERATIONS[op]:
+            await _unsupported(sim, op, clients[flavour], call, ids)
+            continue
         scheme = "Bearer" if flavour == "atlas" else "Digest"
         for client in clients[flavour]:
             sim.clear_requests()
@@ -210,11 +296,44 @@ async def test_each_flavour_sends_its_request_sync_and_async(sims, clients, op):
                 (r["method"], r["path"], r["query"], r["accept"], r["auth"])
                 for r in api_requests(sim)
             ]
-            assert sent == [("GET", ids.path(template), query, accept, scheme)], (flavour, client)
+            want = ("GET", ids.path(template), query, _accept(flavour, op), scheme)
+            assert sent == [want], (flavour, client)
             results.setdefault(flavour, []).append(summary(got))
-    assert results["ops-manager"][0] == results["ops-manager"][1]
-    assert results["cloud-manager"] == results["ops-manager"]
-    assert results["atlas"] == [as_atlas(op, r) for r in results["ops-manager"]]
+    assert list(results) == list(OPERATIONS[op])  # the flavours that have it, each called
+    first = results["ops-manager"]
+    assert first[0] == first[1]
+    if "cloud-manager" in results:
+        assert results["cloud-manager"] == first
+    if "atlas" in results:
+        assert results["atlas"] == [as_atlas(op, r) for r in first]
+
+
+@pytest.mark.parametrize("op", sorted(WRITES))
+async def test_each_flavour_writes_sync_and_async(op):
+    """On a simulator of its own per flavour: the request of each flavour that has the
+    operation, answered with success; the others refuse it before any request."""
+    call, method, template, status = WRITES[op]
+    for flavour in ("ops-manager", "cloud-manager", "atlas"):
+        with Simulator(now=FIXED_NOW, flavour=flavour) as sim:
+            ids = Ids(sim)
+            both = [sim.client(max_retries=0), sim.async_client(max_retries=0)]
+            if flavour not in OPERATIONS[op]:
+                await _unsupported(sim, op, both, call, ids, 0)
+                continue
+            scheme = "Bearer" if flavour == "atlas" else "Digest"
+            for n, client in enumerate(both):
+                sim.clear_requests()
+                got = call(client, ids, n)
+                if n:
+                    await got
+                sent = [
+                    (r["method"], r["path"], r["status"], r["accept"], r["auth"])
+                    for r in api_requests(sim)
+                ]
+                # Ops Manager and Cloud Manager document 201 for a PATCH, Atlas's specification 200.
+                answered = 200 if (flavour, method) == ("atlas", "PATCH") else status
+                want = (method, ids.path(template, n), answered, _accept(flavour, op), scheme)
+                assert sent == [want], (flavour, client)
 
 
 LACKING = [

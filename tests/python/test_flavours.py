@@ -277,6 +277,15 @@ async def _unsupported(sim: Simulator, op: str, clients: Any, call: Any, *args: 
     assert sim.requests() == []
 
 
+def _exported(op: str, result: Any) -> None:
+    """The class of what ``op`` returns (or of its items) is opsapi's: a model that the module
+    does not register, or the package does not export, fails here."""
+    item = result[0] if isinstance(result, list) and result else result
+    cls = type(item)
+    if cls.__module__.startswith("opsapi"):
+        assert getattr(opsapi, cls.__name__, None) is cls, f"{op}: opsapi.{cls.__name__}"
+
+
 @pytest.mark.parametrize("op", sorted(READS))
 async def test_each_flavour_sends_its_request_sync_and_async(sims, clients, op):
     call, template, query, summary = READS[op]
@@ -298,6 +307,7 @@ async def test_each_flavour_sends_its_request_sync_and_async(sims, clients, op):
             ]
             want = ("GET", ids.path(template), query, _accept(flavour, op), scheme)
             assert sent == [want], (flavour, client)
+            _exported(op, got)
             results.setdefault(flavour, []).append(summary(got))
     assert list(results) == list(OPERATIONS[op])  # the flavours that have it, each called
     first = results["ops-manager"]

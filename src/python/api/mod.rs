@@ -117,33 +117,26 @@ macro_rules! twins {
         $(#[pyo3($($option:tt)*)])?
         fn $name:ident($($arg:ident: $ty:ty),* $(,)?) => $work:ident $(($($constant:expr),*))?
     ) => {
+        twins!(@one $sync, false,
+            [$(#[doc = $doc])* $(#[doc = $sync_doc])* $(#[pyo3($($option)*)])?],
+            $name, [$($arg: $ty),*], $work, [$($($constant),*)?]);
+        twins!(@one $async, true,
+            [$(#[doc = $doc])* $(#[doc = $async_doc])* $(#[pyo3($($option)*)])?],
+            $name, [$($arg: $ty),*], $work, [$($($constant),*)?]);
+    };
+    // One of the two: the method of `$class`, its attributes (docstring, signature) given.
+    (@one $class:ident, $is_async:literal, [$($attr:tt)*], $name:ident,
+     [$($arg:ident: $ty:ty),*], $work:ident, [$($constant:expr),*]) => {
         #[pyo3::pymethods]
-        impl $sync {
-            $(#[doc = $doc])*
-            $(#[doc = $sync_doc])*
-            $(#[pyo3($($option)*)])?
+        impl $class {
+            $($attr)*
             #[allow(clippy::too_many_arguments)]
             fn $name(
                 &self,
                 py: pyo3::Python<'_>,
                 $($arg: $ty),*
             ) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
-                $work(py, &self.client, false, $($($constant,)*)? $($arg),*)
-            }
-        }
-
-        #[pyo3::pymethods]
-        impl $async {
-            $(#[doc = $doc])*
-            $(#[doc = $async_doc])*
-            $(#[pyo3($($option)*)])?
-            #[allow(clippy::too_many_arguments)]
-            fn $name(
-                &self,
-                py: pyo3::Python<'_>,
-                $($arg: $ty),*
-            ) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
-                $work(py, &self.client, true, $($($constant,)*)? $($arg),*)
+                $work(py, &self.client, $is_async, $($constant,)* $($arg),*)
             }
         }
     };

@@ -44,6 +44,7 @@ pub fn client_of(sim: &Simulator) -> Client {
 
 /// The world's hosts that `sim`'s flavour serves: on Atlas, not its standalones (Atlas has no
 /// standalone processes).
+#[cfg(feature = "frames")] // its users pull fleets
 pub fn served_hosts(sim: &Simulator) -> Vec<opsapi::sim::Host> {
     let atlas = sim.flavour() == Flavour::Atlas;
     sim.world()

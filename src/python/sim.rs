@@ -14,6 +14,9 @@ use alerts::alert_row;
 
 mod flavour;
 
+mod seasonal;
+pub(crate) use seasonal::_seasonal_cases;
+
 /// The built-in API simulator on a loopback port. Use `opsapi.testing.Simulator`.
 #[pyclass(frozen, name = "_Simulator", module = "opsapi._native")]
 pub struct PySimulator {

@@ -952,6 +952,7 @@ class Client:
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
         rate_limit: Union[float, dict[str, float], None] = None,
+        token_cache: Union[bool, str, PathLike[str], None] = None,  # True: the user's cache folder
     ) -> Client: ...
     @classmethod
     def from_env(
@@ -965,6 +966,7 @@ class Client:
         max_response_bytes: Optional[int] = None,
         ca_file: Union[str, PathLike[str], None] = None,
         rate_limit: Union[float, dict[str, float], None] = None,
+        token_cache: Union[bool, str, PathLike[str], None] = None,
     ) -> Client: ...
     # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
     @classmethod
@@ -1042,6 +1044,7 @@ class AsyncClient:
         user_agent: Optional[str] = None,
         max_response_bytes: Optional[int] = None,
         rate_limit: Union[float, dict[str, float], None] = None,
+        token_cache: Union[bool, str, PathLike[str], None] = None,  # True: the user's cache folder
     ) -> AsyncClient: ...
     @classmethod
     def from_env(
@@ -1055,6 +1058,7 @@ class AsyncClient:
         max_response_bytes: Optional[int] = None,
         ca_file: Union[str, PathLike[str], None] = None,
         rate_limit: Union[float, dict[str, float], None] = None,
+        token_cache: Union[bool, str, PathLike[str], None] = None,
     ) -> AsyncClient: ...
     # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
     @classmethod

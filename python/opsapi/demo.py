@@ -5,7 +5,7 @@ store, ``<out>/store`` (``<out>/live-store`` with ``--live``): the first run pul
 a later run only what is new since (:func:`load`). The report's frames are read from the
 store. Writes the report a team lead reads to ``<out>/capacity.html``
 (one file that works offline: what runs out first, the headroom table, a chart per finding,
-which alerts are noise; ``opsapi._report``), the frames behind it as Parquet next to it, and
+which alerts are noise; ``opsapi.report``), the frames behind it as Parquet next to it, and
 prints what the sync did and the summary. The analyst's notebook
 (``notebooks/capacity.ipynb``) calls the same functions, with its code.
 
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 if TYPE_CHECKING:
-    from opsapi._report import ReportData
+    from opsapi.report import ReportData
 
 _CREDENTIALS = ("OPSAPI_BASE_URL", "OPSAPI_PUBLIC_KEY", "OPSAPI_PRIVATE_KEY", "OPSAPI_CA_FILE")
 # The simulator's clock for the demo: the same report whenever it runs.
@@ -66,7 +66,7 @@ def load(
 
     import opsapi
     from opsapi._duration import parse_duration
-    from opsapi._report import ReportData
+    from opsapi.report import ReportData
     from opsapi.testing import Simulator
 
     span = parse_duration(window)
@@ -169,7 +169,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except ImportError as e:
         print(f"error: {e.name} is missing: pip install 'opsapi[charts]'", file=sys.stderr)
         return 2
-    from opsapi import _report
+    from opsapi import report as _report
 
     if not args.live:  # the simulator, whatever credentials the shell holds
         for name in _CREDENTIALS:

@@ -282,8 +282,13 @@ class Simulator:
         ``host_id``, ``hostname_and_port``, ``alerts`` seeded on it, ``alert_config_ids``),
         ``disk_alerts`` and ``replica_set_alerts`` (one per project: ``group_id``,
         ``alert_id``, ``alert_config_id``, ``host_id``, ``partition_name``,
-        ``replica_set_name``, ``threshold``), and ``acknowledged`` (``alert_id``, ``at``: when
-        each history alert was acknowledged, as its ``ALERT_ACKNOWLEDGED_AUDIT`` event says).
+        ``replica_set_name``, ``threshold``), ``acknowledged`` (``alert_id``, ``at``: when
+        each history alert was acknowledged, as its ``ALERT_ACKNOWLEDGED_AUDIT`` event says),
+        and ``metric_alerts``: every metric alert about a host, global (``global``) or of the
+        history, with the breach its series show (``group_id``, ``alert_id``, ``host_id``,
+        ``process_id``, ``metric_name``, ``partition_name`` for a disk's, ``threshold``,
+        ``current_value``: the series' value at the minute it was raised, ``start`` and
+        ``end``: ``None`` while it is open).
 
         >>> truth = sim.alert_truth()  # seed 0
         >>> truth["flapping"]["metric_name"], truth["flapping"]["episodes"]
@@ -315,7 +320,7 @@ class Simulator:
 
         >>> truth = sim.database_truth()  # seed 0
         >>> [d["database_name"] for d in truth if d["drives_growth"]][:4]
-        ['inventory', 'catalog', 'inventory', 'sessions']
+        ['inventory', 'catalog', 'inventory', 'config']
         """
         return self._sim.database_truth()
 

@@ -73,10 +73,12 @@ pub use headroom::HeadroomTruth;
 pub use retention::Retention;
 pub use tls::SimTls;
 pub use world::{
-    AccessListEntry, Alert, AlertConfig, Database, Event, Finding, Growth, Host, Partition,
+    AccessListEntry, Alert, AlertConfig, Breach, Database, Event, Finding, Growth, Host, Partition,
     Project, SeededSeries, ShardGrowth, World,
 };
-pub use world::{Acknowledged, AlertTruth, FlappingTruth, NoisyHostTruth, SeededAlert};
+pub use world::{
+    Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,
+};
 
 /// How to seed and run a simulator.
 #[derive(Debug, Clone)]

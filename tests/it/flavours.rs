@@ -23,12 +23,14 @@ pub fn sim_of(flavour: Flavour) -> Simulator {
 }
 
 /// The client a user of `sim`'s flavour builds: an API key for Ops Manager and Cloud Manager,
-/// the service account for Atlas.
+/// the service account for Atlas. (Its tokens are its own: the machine's token cache is the
+/// subject of tests/it/oauth.rs's tests, which give it a folder of their own.)
 pub fn client_of(sim: &Simulator) -> Client {
     let b = match sim.flavour() {
         Flavour::Atlas => Client::atlas()
             .base_url(sim.base_url())
-            .service_account(sim.client_id(), sim.client_secret()),
+            .service_account(sim.client_id(), sim.client_secret())
+            .token_cache(false),
         f => Client::builder(sim.base_url())
             .flavour(f)
             .credentials(sim.public_key(), sim.private_key()),

@@ -2,8 +2,11 @@
 //! tasks), bought again once when it expires in the middle of a fleet pull, a 401 of a token
 //! that has not expired answered as it is, the token endpoint's 429 waited out, a wrong
 //! secret an authentication error that never shows it, and Atlas's token buckets teaching the
-//! pace. On the simulator's fixed clock, moved by the test (`advance`), except where the
-//! wall clock is the behaviour (a `Retry-After` waited, a pace kept).
+//! pace. The token cache that the processes of a machine share: one purchase for sixteen
+//! clients, a cached token judged by the server's clock, one the server refuses bought anew
+//! once, a corrupt cache replaced. On the simulator's fixed clock, moved by the test
+//! (`advance`), except where the wall clock is the behaviour (a `Retry-After` waited, a pace
+//! kept).
 
 use std::time::Duration;
 
@@ -148,6 +151,7 @@ async fn the_token_endpoints_429_is_waited_out() {
     let hurried = Client::atlas()
         .base_url(sim.base_url())
         .service_account(sim.client_id(), sim.client_secret())
+        .token_cache(false)
         .max_retry_wait(Duration::ZERO)
         .build()
         .unwrap();
@@ -184,6 +188,7 @@ async fn a_wrong_secret_is_an_authentication_error_that_never_shows_it() {
     let c = Client::atlas()
         .base_url(sim.base_url())
         .service_account(sim.client_id(), secret)
+        .token_cache(false)
         .build()
         .unwrap();
     let e = c.groups().list().await.unwrap_err();
@@ -200,6 +205,129 @@ async fn a_wrong_secret_is_an_authentication_error_that_never_shows_it() {
         "no API request without a token"
     );
     assert_eq!(purchases(&sim).len(), 1);
+}
+
+/// A client of `sim`'s service account with the token cache in `dir`: one of the machine's
+/// processes. (Each client has its own token in memory and opens the cache's lock for
+/// itself; a flock belongs to its open file, so clients of one process wait for each other
+/// as processes do.)
+fn cached(sim: &Simulator, dir: &std::path::Path) -> Client {
+    Client::atlas()
+        .base_url(sim.base_url())
+        .service_account(sim.client_id(), sim.client_secret())
+        .token_cache_dir(dir)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixteen_clients_sharing_the_token_cache_buy_one_token() {
+    // The token endpoint keeps Atlas's 10 a minute, and the fixed clock never refills it:
+    // sixteen clients that each bought their own would see 429s they could not wait out.
+    let sim = sim_of(Flavour::Atlas);
+    let dir = tempfile::tempdir().unwrap();
+    let group = sim.group_ids()[0].clone();
+    let calls: Vec<_> = (0..16)
+        .map(|_| {
+            let (c, group) = (cached(&sim, dir.path()), group.clone());
+            tokio::spawn(async move { c.hosts().list(&group).await.map(|h| h.len()) })
+        })
+        .collect();
+    for call in calls {
+        assert!(call.await.unwrap().unwrap() > 0);
+    }
+    let bought = purchases(&sim);
+    assert_eq!(bought.len(), 1, "{bought:?}");
+    let api = api_requests(&sim);
+    assert_eq!(api.len(), 16);
+    assert!(api
+        .iter()
+        .all(|r| r.status == 200 && r.auth.as_deref() == Some("Bearer")));
+    // The simulator's clock is months behind this machine's: the clients that took the token
+    // from the cache judged it by the server's clock as its buyer saw it.
+    assert!(sim.now() < chrono::Utc::now() - chrono::TimeDelta::days(30));
+    let text = std::fs::read_to_string(dir.path().join("tokens.json")).unwrap();
+    for secret in [sim.client_secret(), sim.client_id(), &sim.base_url()] {
+        assert!(!text.contains(secret), "{text}");
+    }
+}
+
+#[tokio::test]
+async fn a_cached_token_that_expired_on_the_servers_clock_is_bought_again_once() {
+    let sim = sim_of(Flavour::Atlas);
+    let dir = tempfile::tempdir().unwrap();
+    let group = sim.group_ids()[0].clone();
+    cached(&sim, dir.path()).groups().get(&group).await.unwrap();
+    // The token's hour passes on the server's clock; a new client knows only the cache's
+    // offset, sends the token, is refused 401, and buys the next one.
+    sim.advance(Duration::from_secs(3600));
+    cached(&sim, dir.path()).groups().get(&group).await.unwrap();
+    cached(&sim, dir.path()).groups().get(&group).await.unwrap();
+    assert_eq!(
+        purchases(&sim).len(),
+        2,
+        "the third took the second's token"
+    );
+    let statuses: Vec<_> = api_requests(&sim).iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [200, 401, 200, 200]);
+}
+
+#[tokio::test]
+async fn a_cached_token_the_server_refuses_is_bought_anew_once() {
+    let sim = sim_of(Flavour::Atlas);
+    let dir = tempfile::tempdir().unwrap();
+    let group = sim.group_ids()[0].clone();
+    let path = format!("/groups/{group}");
+    cached(&sim, dir.path()).groups().get(&group).await.unwrap();
+    // A server that does not know the cache's token (revoked; a server restarted at the same
+    // address): the request is sent once more with a token bought anew.
+    let c = cached(&sim, dir.path());
+    sim.inject_at(Aim::get(path.clone()), Fault::Unauthorized, 1);
+    c.groups().get(&group).await.unwrap();
+    assert_eq!(purchases(&sim).len(), 2);
+    // The new token is the cache's now; one this client bought is not bought again on a 401.
+    cached(&sim, dir.path()).groups().get(&group).await.unwrap();
+    sim.inject_at(Aim::get(path), Fault::Unauthorized, 1);
+    assert_eq!(
+        c.groups().get(&group).await.unwrap_err().status(),
+        Some(401)
+    );
+    assert_eq!(purchases(&sim).len(), 2);
+    let statuses: Vec<_> = api_requests(&sim).iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [200, 401, 200, 200, 401]);
+}
+
+#[tokio::test]
+async fn a_corrupt_cache_is_replaced_and_a_client_without_the_cache_writes_none() {
+    let sim = sim_of(Flavour::Atlas);
+    let dir = tempfile::tempdir().unwrap();
+    let group = sim.group_ids()[0].clone();
+    let off = Client::atlas()
+        .base_url(sim.base_url())
+        .service_account(sim.client_id(), sim.client_secret())
+        .token_cache_dir(dir.path())
+        .token_cache(false);
+    assert_eq!(off.clone().build().unwrap().token_cache(), None);
+    off.build().unwrap().groups().get(&group).await.unwrap();
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+    let file = dir.path().join("tokens.json");
+    std::fs::write(&file, b"{\"format\": 1, \"tokens\": [oops").unwrap();
+    let c = cached(&sim, dir.path());
+    assert_eq!(c.token_cache(), Some(dir.path()));
+    c.groups().get(&group).await.unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let cache: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        cache["tokens"].as_object().map(|t| t.len()),
+        Some(1),
+        "{text}"
+    );
+    cached(&sim, dir.path()).groups().get(&group).await.unwrap();
+    assert_eq!(
+        purchases(&sim).len(),
+        2,
+        "the client without the cache, and one for both"
+    );
 }
 
 #[cfg(feature = "frames")] // fleet pulls
@@ -278,6 +406,7 @@ mod buckets {
         let c = Client::atlas()
             .base_url(sim.base_url())
             .service_account(sim.client_id(), sim.client_secret())
+            .token_cache(false)
             .rate_limit_for(EndpointSet::Monitoring, 10.0)
             .build()
             .unwrap();

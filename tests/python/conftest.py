@@ -17,10 +17,13 @@ FIXED_NOW = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
 
 @pytest.fixture(autouse=True)
 def _own_config_file(monkeypatch, tmp_path_factory):
-    """No test reads or writes the profiles of the person running it."""
+    """No test reads or writes the profiles or the service-account token cache of the person
+    running it. Each test has a token cache of its own: a simulator's port may be another
+    one's before it, and a token of that one would cost this test's requests a 401."""
     home = tmp_path_factory.mktemp("config")
     monkeypatch.setenv("OPSAPI_CONFIG", str(home / "config.toml"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.delenv("OPSAPI_PROFILE", raising=False)
 
 

@@ -12,7 +12,10 @@ Null data points are ignored; no function loops over rows in Python.
   in ``rollup.py``): every resource of every host, rolled up per replica set, shard and
   cluster, with the days left; :func:`headroom_summary` and :func:`headroom_table` say it
   in a sentence and a table;
-- :func:`metric_summary`, :func:`hour_of_day_profile`, :func:`busiest_hours` (``load.py``).
+- :func:`metric_summary`, :func:`hour_of_day_profile`, :func:`busiest_hours` (``load.py``);
+- :func:`topology` (``topology.py``): the hosts as one frame with the role each plays, and
+  :func:`disk_points`: the disk measurements as used space per partition and timestamp (what
+  the report charts).
 
 Example::
 
@@ -39,7 +42,7 @@ from ._common import (
     threshold_label,
 )
 from .databases import database_growth
-from .disk import disk_forecast
+from .disk import disk_forecast, disk_points
 from .headroom import (
     HEADROOM_DISK_METRICS,
     HEADROOM_HOST_METRICS,
@@ -48,7 +51,15 @@ from .headroom import (
     headroom_inputs,
 )
 from .load import busiest_hours, hour_of_day_profile, metric_summary
-from .summary import cell_text, headroom_summary, headroom_table
+from .summary import (
+    ROLE_SCOPES,
+    cell_text,
+    deployment_rows,
+    headroom_summary,
+    headroom_table,
+    role_name,
+)
+from .topology import ROLES, role, topology
 
 __all__ = [
     "FREE",
@@ -57,19 +68,26 @@ __all__ = [
     "INDEX_SIZE",
     "PERCENT_USED",
     "RESOURCES",
+    "ROLES",
+    "ROLE_SCOPES",
     "STORAGE_SIZE",
     "USED",
     "busiest_hours",
     "cell_text",
     "database_growth",
+    "deployment_rows",
     "disk_forecast",
+    "disk_points",
     "headroom",
     "headroom_inputs",
     "headroom_summary",
     "headroom_table",
     "hour_of_day_profile",
     "metric_summary",
+    "role",
+    "role_name",
     "threshold_label",
+    "topology",
 ]
 
 _ = _PARTITION  # the partition key, used by tests as capacity._PARTITION

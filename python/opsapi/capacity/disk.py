@@ -19,7 +19,31 @@ from ._common import (
     threshold_label,
 )
 
-__all__ = ["disk_forecast"]
+__all__ = ["disk_forecast", "disk_points"]
+
+
+def disk_points(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """The disk measurements as one row per partition and timestamp: ``used`` bytes,
+    ``free`` bytes, ``pct`` (percent used, as measured), ``point_capacity`` (used + free, or
+    what the percentage gives) and ``percent_used`` (used over that capacity).
+
+    Args:
+        frame: long frame with ``DISK_PARTITION_SPACE_USED`` and either
+            ``DISK_PARTITION_SPACE_FREE`` or ``DISK_PARTITION_SPACE_PERCENT_USED``.
+
+    >>> disks = client.measurements.fleet(
+    ...     [(g, h, "data")], granularity="PT1H", period="P1D",
+    ...     metrics=["DISK_PARTITION_SPACE_USED", "DISK_PARTITION_SPACE_FREE"])
+    >>> pts = disk_points(disks)
+    >>> pts.columns[3:], pts.height
+    (['timestamp', 'used', 'free', 'pct', 'point_capacity', 'percent_used'], 25)
+    """
+    return (
+        _disk_points(frame)
+        .with_columns(percent_used=pl.col("used") / pl.col("point_capacity") * 100.0)
+        .sort([*_PARTITION, "timestamp"])
+        .collect()
+    )
 
 
 def disk_forecast(

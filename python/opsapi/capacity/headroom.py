@@ -21,6 +21,7 @@ from . import resources
 from ._common import _MAD_TO_SIGMA, _MS_PER_DAY, _disk_points, _reference_now, _theil_sen
 from .disk import disk_forecast
 from .rollup import _HOST, _rank, _rolled_up, _shard_growth
+from .topology import topology
 
 __all__ = ["HEADROOM_DISK_METRICS", "HEADROOM_HOST_METRICS", "RESOURCES", "headroom",
            "headroom_inputs"]  # fmt: skip
@@ -189,13 +190,23 @@ def headroom(
         window: how far back from ``now`` the statistics and fits look.
         now: the reference instant (default: the newest timestamp of the frames).
 
+    A host's role (:func:`~opsapi.capacity.topology`) decides where its rows roll up: a
+    replica set's, shard's and cluster's rows are their data-bearing members' (never an
+    arbiter's, a config server's or a mongos's), a cluster's config servers roll up into its
+    ``config_servers`` scope and its mongos into its ``mongos`` scope.
+
     Returns:
         One row per (scope, resource): ``group_id``, ``cluster_id``, ``scope_kind``
-        (``host``, ``replica_set``, ``shard``, ``cluster``), ``scope`` (``hostname:port``,
-        the replica set or shard name, the cluster id), ``resource`` (:data:`RESOURCES`, and
-        ``shard_growth``), ``unit``, ``level``, ``p95`` (toward the limit: p99 for
-        connections, the 5th percentile where lower is worse), ``peak`` (the worst value),
-        ``trend`` (per day), ``limit``, ``days_left`` (0: past the limit; null: not trending
+        (``host``, ``replica_set``, ``shard``, ``cluster``, ``config_servers``, ``mongos``),
+        ``scope`` (``hostname:port``, the replica set or shard name, the cluster id: the
+        config servers' replica set name, the mongos' cluster id), ``role`` (of the member
+        that sets the value: ``data``, ``config``, ``mongos``, ``arbiter``), ``resource``
+        (:data:`RESOURCES`, and ``shard_growth``), ``unit``, ``worse`` (``higher`` or
+        ``lower``: which way the resource runs out), ``level``, ``p95`` (toward the limit:
+        p99 for connections, the 5th percentile where lower is worse), ``peak`` (the worst
+        value: the minimum where lower is worse), ``trend`` (per day), ``limit``,
+        ``high_mark`` (the mark a p95 past which is flagged without a date: the CPU's
+        ``cpu_high_percent``), ``days_left`` (0: past the limit; null: not trending
         toward it or no data, as ``note`` says), ``date`` (when it runs out), ``status``
         (``critical``, ``warning``, ``watch``, ``ok`` or ``missing``), ``binding`` (the
         resource of the scope that runs out first), ``member`` (the host that sets the
@@ -208,7 +219,7 @@ def headroom(
     ('rs0-1.prod.example.net:27017', 'warning')
     """
     span = parse_duration(window)
-    topo = _topology(hosts)
+    topo = topology(hosts)
     stamps = pl.concat([f.lazy().select("timestamp") for f in (host_frame, disk_frame)]).collect()[
         "timestamp"
     ]
@@ -242,7 +253,8 @@ def headroom(
             .then(pl.lit(f"p95 above {cpu_high_percent:g} %"))
             .otherwise("note")
         )
-        .join(topo.select(*_HOST, "cluster_id"), on=_HOST, how="left")
+        .join(topo.select(*_HOST, "cluster_id", "role"), on=_HOST, how="left")
+        .with_columns(high_mark=pl.when(pl.col("resource") == "cpu").then(pl.lit(cpu_high_percent)))
         .with_columns(scope_kind=pl.lit("host"), scope=pl.col("member"))
     )
     shards = _shard_growth(forecast, per_host, topo, shard_growth_ratio, *days)
@@ -264,53 +276,6 @@ _SPECS: dict[str, _Spec] = {
     "disk_latency": _Spec(resources.disk_latency, "ms", +1, 0.95, "all", "disk",
                           "DISK_PARTITION_LATENCY"),
 }  # fmt: skip
-
-
-def _topology(hosts: Any) -> pl.DataFrame:
-    """The hosts as one frame: ids, ``member`` (``hostname:port``), type, replica set, shard
-    and cluster."""
-    if isinstance(hosts, (pl.DataFrame, pl.LazyFrame)):
-        frame = hosts.lazy().collect()
-    elif hasattr(hosts, "to_polars") and hasattr(hosts, "total_count"):
-        frame = hosts.to_polars()
-    else:
-        parts = []
-        for h in hosts:
-            if hasattr(h, "to_polars") and hasattr(h, "total_count"):
-                parts.append(h.to_polars())
-            else:
-                parts.append(pl.DataFrame([{k: getattr(h, k, None) for k in _HOST_FIELDS}]))
-        frame = pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame()
-    if "host_id" not in frame.columns and "id" in frame.columns:
-        frame = frame.rename({"id": "host_id"})
-    for c in _HOST_FIELDS[1:]:
-        if c not in frame.columns:
-            frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias(c))
-    return frame.select(
-        pl.col("group_id").cast(pl.String).cast(pl.Categorical),
-        pl.col("host_id").cast(pl.String).cast(pl.Categorical),
-        member=pl.col("hostname").cast(pl.String) + ":" + pl.col("port").cast(pl.String),
-        type_name=pl.col("type_name").cast(pl.String),
-        replica_set_name=pl.col("replica_set_name").cast(pl.String),
-        shard_name=pl.col("shard_name").cast(pl.String),
-        # Atlas's processes do not name their cluster: its shards do, by a common stem
-        # (Atlas's `atlas-abc123-shard-0`, `-shard-1`, ...), which stands for it within the
-        # project. Its mongos and config servers are then in no cluster's roll-up.
-        cluster_id=pl.coalesce(
-            pl.col("cluster_id").cast(pl.String),
-            pl.when(pl.col("shard_name").is_not_null()).then(
-                pl.format(
-                    "{} ({})",
-                    pl.col("shard_name").cast(pl.String).str.replace(r"-?\d+$", ""),
-                    pl.col("group_id").cast(pl.String),
-                )
-            ),
-        ),
-    )
-
-
-_HOST_FIELDS = ["id", "group_id", "hostname", "port", "type_name", "replica_set_name",
-                "shard_name", "cluster_id"]  # fmt: skip
 
 
 def _applies(topo: pl.DataFrame, applies: str) -> pl.DataFrame:
@@ -371,7 +336,12 @@ def _host_rows(
             on=_HOST,
             how="left",
         )  # fmt: skip
-        .with_columns(resource=pl.lit(name), unit=pl.lit(spec.unit), limit=pl.lit(limit))
+        .with_columns(
+            resource=pl.lit(name),
+            unit=pl.lit(spec.unit),
+            limit=pl.lit(limit),
+            worse=pl.lit("higher" if spec.worse > 0 else "lower"),
+        )
         .collect()
     )
     return _days_left(out, spec, name, min_days)
@@ -424,8 +394,8 @@ def _days_left(out: pl.DataFrame, spec: _Spec, name: str, min_days: int) -> pl.D
         .then(pl.lit("moving away from the limit"))
         .otherwise(pl.lit("not trending toward the limit")),
     ).select(
-        *_HOST, "member", "resource", "unit", "part", "level", "p95", "peak", "trend", "limit",
-        "days_left", "note",
+        *_HOST, "member", "resource", "unit", "worse", "part", "level", "p95", "peak", "trend",
+        "limit", "days_left", "note",
     )  # fmt: skip
 
 
@@ -486,6 +456,7 @@ def _disk_rows(
         .with_columns(
             resource=pl.lit("disk"),
             unit=pl.lit("%"),
+            worse=pl.lit("higher"),
             limit=pl.lit(limit),
             note=pl.when(pl.col("level").is_null())
             .then(pl.lit("missing: no disk space data for this host"))
@@ -547,13 +518,16 @@ def _finish(rows: pl.DataFrame, now: datetime) -> pl.DataFrame:
             "cluster_id",
             "scope_kind",
             "scope",
+            "role",
             "resource",
             "unit",
+            "worse",
             "level",
             "p95",
             "peak",
             "trend",
             "limit",
+            "high_mark",
             "days_left",
             "date",
             "status",

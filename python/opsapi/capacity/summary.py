@@ -10,7 +10,11 @@ import polars as pl
 
 from .headroom import RESOURCES
 
-__all__ = ["cell_text", "headroom_summary", "headroom_table"]
+__all__ = ["cell_text", "deployment_rows", "headroom_summary", "headroom_table", "role_name"]
+
+#: The scopes of a sharded cluster's hosts that hold no data: findings of their own kind, said
+#: with their role ("config server disk 90 % full ...") and given a column of their own.
+ROLE_SCOPES = {"config_servers": "config server", "mongos": "mongos"}
 
 _FLAGGED = ("critical", "warning", "watch")
 _PHRASE = {
@@ -31,24 +35,40 @@ def _short(member: Optional[str]) -> str:
     return "" if member is None else member.split(":")[0].split(".")[0]
 
 
-def _deployments(h: pl.DataFrame, names: Optional[Mapping[str, str]]) -> pl.DataFrame:
-    """The rows of the top-level deployments (sharded clusters, replica sets outside them,
-    standalone hosts), each with a ``deployment`` label a person reads."""
-    clusters = h.filter(pl.col("scope_kind") == "cluster")["scope"].unique().to_list()
+def deployment_rows(h: pl.DataFrame, names: Optional[Mapping[str, str]] = None) -> pl.DataFrame:
+    """The rows of the top-level deployments of a :func:`~opsapi.capacity.headroom` frame
+    (sharded clusters, replica sets outside them, standalone hosts), each with a
+    ``deployment`` label a person reads; a sharded cluster's ``config_servers`` and ``mongos``
+    rows carry their cluster's label. Most urgent first, as ``h``.
+
+    Args:
+        h: a :func:`~opsapi.capacity.headroom` frame.
+        names: project names by group id (see :func:`headroom_summary`).
+
+    >>> from opsapi.capacity import headroom, headroom_inputs
+    >>> rows = deployment_rows(headroom(*headroom_inputs(client)))
+    >>> sorted(rows["scope_kind"].unique())
+    ['cluster', 'config_servers', 'host', 'mongos', 'replica_set']
+    """
+    kind = pl.col("scope_kind")
+    clusters = h.filter(kind == "cluster")["scope"].unique().to_list()
     shards = (
-        h.filter(pl.col("scope_kind") == "shard")
+        h.filter(kind == "shard")
         .group_by("cluster_id")
         .agg(pl.col("scope").unique().sort().str.join(", "))
     )
     top = h.filter(
-        (pl.col("scope_kind") == "cluster")
-        | ((pl.col("scope_kind") == "replica_set") & ~pl.col("cluster_id").is_in(clusters))
-        | ((pl.col("scope_kind") == "host") & pl.col("cluster_id").is_null())
-    ).join(shards.rename({"scope": "_shards"}), on="cluster_id", how="left")
+        (kind == "cluster")
+        | kind.is_in(list(ROLE_SCOPES))
+        | ((kind == "replica_set") & ~pl.col("cluster_id").is_in(clusters).fill_null(False))
+        | ((kind == "host") & pl.col("cluster_id").is_null())
+    ).join(shards.rename({"scope": "_shards"}), on="cluster_id", how="left", maintain_order="left")
     label = (
-        pl.when(pl.col("scope_kind") == "cluster")
-        .then(pl.lit("cluster of ") + pl.col("_shards").fill_null("no shards"))
-        .when(pl.col("scope_kind") == "host")
+        pl.when(kind.is_in(["cluster", *ROLE_SCOPES]) & pl.col("_shards").is_not_null())
+        .then(pl.lit("cluster of ") + pl.col("_shards"))
+        .when(kind == "cluster")
+        .then(pl.lit("cluster of no shards"))
+        .when(kind == "host")
         .then(pl.col("scope").map_elements(_short, return_dtype=pl.String))
         .otherwise(pl.col("scope"))
     )
@@ -62,7 +82,7 @@ def _deployments(h: pl.DataFrame, names: Optional[Mapping[str, str]]) -> pl.Data
         given = pl.col("group_id").cast(pl.String).replace_strict(dict(names), default=None)
         domains = domains.with_columns(_project=pl.coalesce(given, "_project"))
     return (
-        top.join(domains, on="group_id", how="left")
+        top.join(domains, on="group_id", how="left", maintain_order="left")
         .with_columns(
             deployment=pl.concat_str(
                 [pl.col("_project"), label], separator=" · ", ignore_nulls=True
@@ -72,8 +92,32 @@ def _deployments(h: pl.DataFrame, names: Optional[Mapping[str, str]]) -> pl.Data
     )
 
 
+def role_name(row: Mapping) -> Optional[str]:
+    """What a headroom row's finding is of, where that is not a deployment's data: ``config
+    server`` or ``mongos`` (their scopes' rows, and their hosts' own); else ``None``.
+
+    >>> role_name({"scope_kind": "mongos", "role": "mongos"})
+    'mongos'
+    >>> role_name({"scope_kind": "host", "role": "config"}), role_name({"scope_kind": "cluster"})
+    ('config server', None)
+    """
+    kind = row.get("scope_kind") or ""
+    if kind in ROLE_SCOPES:
+        return ROLE_SCOPES[kind]
+    return _ROLE_WORDS.get(row.get("role") or "") if kind == "host" else None
+
+
+_ROLE_WORDS = {"config": "config server", "mongos": "mongos"}
+
+
 def _sentence(row: dict) -> str:
-    """What one headroom row says: when it runs out, or why it is flagged."""
+    """What one headroom row says: when it runs out, or why it is flagged; a config
+    server's or mongos's finding says so first."""
+    role = role_name(row)
+    return f"{role} {_said(row)}" if role else _said(row)
+
+
+def _said(row: dict) -> str:
     member = _short(row["member"])
     where = f" ({member}{', ' + row['part'] if row.get('part') else ''})" if member else ""
     if row["resource"] == "shard_growth":
@@ -111,9 +155,9 @@ def headroom_summary(
     >>> from opsapi.capacity import headroom, headroom_inputs
     >>> h = headroom(*headroom_inputs(client))
     >>> headroom_summary(h).filter(pl.col("scope") == "rs0")["summary"][0]
-    'prod · rs0: oplog window below 24 h in ~11 days, Mar 13 (rs0-1); disk 90 % full in ~26...'
+    'prod · rs0: replication lag above 60 s now (rs0-2); oplog window below 24 h in ~11 days...'
     """
-    top = _deployments(h, names).sort("deployment")
+    top = deployment_rows(h, names).sort("deployment", maintain_order=True)
     out = []
     for (deployment,), rows in top.group_by("deployment", maintain_order=True):
         flagged = rows.filter(pl.col("status").is_in(_FLAGGED))
@@ -121,12 +165,20 @@ def headroom_summary(
         said = [_sentence(r) for r in flagged.head(most).iter_rows(named=True)]
         more = flagged.height - len(said)
         text = "; ".join(said) + (f"; {more} more" if more > 0 else "")
-        any_row = rows.row(0, named=True)
-        missing = rows.filter(pl.col("status") == "missing")["resource"].unique().sort()
+        main = rows.filter(~pl.col("scope_kind").is_in(list(ROLE_SCOPES)))
+        any_row = (main if main.height else rows).row(0, named=True)
+        # The deployment's own resources first, then its config servers' and mongos'.
+        missing = sorted(
+            {
+                (role_name(r) is not None, f"{role_name(r) or ''} {r['resource']}".strip())
+                for r in rows.filter(pl.col("status") == "missing").iter_rows(named=True)
+            }
+        )
+        missing = [text for _, text in missing]
         if not said:
             text = "nothing runs out within the horizon"
-        if missing.len():
-            text += "; missing: " + ", ".join(missing.to_list())
+        if missing:
+            text += "; missing: " + ", ".join(missing)
         out.append(
             {
                 "deployment": deployment,
@@ -157,7 +209,9 @@ def headroom_summary(
 def headroom_table(h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None) -> pl.DataFrame:
     """One row per deployment, one column per resource: the days left (null: not running
     out, missing or not applicable) and, in ``<resource>_status``, its status; in the order
-    of :func:`headroom_summary`.
+    of :func:`headroom_summary`. A resource's column is the deployment's data-bearing
+    members'; a sharded cluster's config servers and mongos have a column each
+    (``config_servers``, ``mongos``): their most urgent resource's days left.
 
     >>> from opsapi.capacity import headroom, headroom_inputs
     >>> t = headroom_table(headroom(*headroom_inputs(client)))
@@ -165,9 +219,11 @@ def headroom_table(h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None
     >>> rs0.select("oplog_window", "oplog_window_status").row(0)
     (11.2..., 'warning')
     """
-    top = _deployments(h, names)
+    top = deployment_rows(h, names)
     order = headroom_summary(h, names=names).select("deployment")
     resources = [*RESOURCES, "shard_growth"]
+    roles = top.filter(pl.col("scope_kind").is_in(list(ROLE_SCOPES)))
+    top = top.filter(~pl.col("scope_kind").is_in(list(ROLE_SCOPES)))
     wide = top.pivot(
         on="resource",
         index="deployment",
@@ -182,8 +238,19 @@ def headroom_table(h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None
             pl.col(s).alias(f"{r}_status") if s in wide.columns
             else pl.lit(None, pl.String).alias(f"{r}_status")
         )  # fmt: skip
-    return order.join(wide.select("deployment", *cols), on="deployment", how="left",
-                      maintain_order="left")  # fmt: skip
+    out = order.join(wide.select("deployment", *cols), on="deployment", how="left",
+                     maintain_order="left")  # fmt: skip
+    for kind in ROLE_SCOPES:
+        # The scope's most urgent row (``h`` is most urgent first).
+        worst = (
+            roles.filter(pl.col("scope_kind") == kind)
+            .group_by("deployment", maintain_order=True)
+            .first()
+            .select("deployment", pl.col("days_left").alias(kind),
+                    pl.col("status").alias(f"{kind}_status"))
+        )  # fmt: skip
+        out = out.join(worst, on="deployment", how="left", maintain_order="left")
+    return out
 
 
 def cell_text(days: Optional[float], status: Optional[str]) -> str:

@@ -23,6 +23,9 @@ pub(crate) struct ClientOptions<'py> {
     pub(crate) user_agent: Option<Bound<'py, PyAny>>,
     pub(crate) max_response_bytes: Option<Bound<'py, PyAny>>,
     pub(crate) rate_limit: Option<Bound<'py, PyAny>>,
+    /// A service account's token cache: True, False or its folder (`Client.atlas`,
+    /// `from_env`).
+    pub(crate) token_cache: Option<Bound<'py, PyAny>>,
 }
 
 /// What signs the client's requests: an API key (Digest) or an Atlas service account.
@@ -69,7 +72,33 @@ fn build_client(
         b = b.max_response_bytes(n);
     }
     b = rate_limit(py, b, o.rate_limit.as_ref())?;
+    b = token_cache(py, b, o.token_cache.as_ref())?;
     b.build().map_err(|e| to_py_err(py, e))
+}
+
+/// `token_cache=`: True (the user's cache folder), False (off) or the cache's folder.
+fn token_cache(
+    py: Python<'_>,
+    b: crate::ClientBuilder,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<crate::ClientBuilder> {
+    let Some(v) = value.filter(|v| !v.is_none()) else {
+        return Ok(b);
+    };
+    if v.is_instance_of::<pyo3::types::PyBool>() {
+        return Ok(b.token_cache(v.is_truthy()?));
+    }
+    match args::path(py, "token_cache", Some(v)) {
+        Ok(Some(dir)) => Ok(b.token_cache_dir(dir)),
+        _ => Err(invalid_argument(
+            py,
+            "token_cache",
+            format!(
+                "must be True, False or a folder (str or os.PathLike), not {}",
+                args::type_name(v)
+            ),
+        )),
+    }
 }
 
 /// `rate_limit=`: requests per second per project, or a dict of them per endpoint set
@@ -222,7 +251,7 @@ macro_rules! client_class {
             ) -> PyResult<Self> {
                 let o = ClientOptions {
                     timeout, max_retries, max_concurrency, verify, ca_file, user_agent,
-                    max_response_bytes, rate_limit,
+                    max_response_bytes, rate_limit, token_cache: None,
                 };
                 let base_url = args::required_str(py, "base_url", base_url)?;
                 let key = Key::Digest(
@@ -238,8 +267,11 @@ macro_rules! client_class {
             /// `client_secret`: OAuth 2, one access token for every request of the client,
             /// bought again before it expires) or an API key (`public_key`, `private_key`:
             /// Digest). `base_url` is `https://cloud.mongodb.com` unless given; the token
-            /// endpoint is `base_url` + `/api/oauth/token`. The other keyword arguments are
-            /// the constructor's.
+            /// endpoint is `base_url` + `/api/oauth/token`. A service account's token is
+            /// shared with the machine's other processes through a cache file under the
+            /// user's cache folder (mode 0600, the token and its expiry, never the secret);
+            /// `token_cache=False` turns that off, a folder puts the cache there. The other
+            /// keyword arguments are the constructor's.
             ///
             /// >>> client = opsapi.Client.atlas(client_id=CLIENT_ID, client_secret=CLIENT_SECRET)  # doctest: +SKIP
             /// >>> client.flavour  # doctest: +SKIP
@@ -249,7 +281,7 @@ macro_rules! client_class {
                                 client_secret = None, base_url = None, timeout = None,
                                 max_retries = None, max_concurrency = None, verify = None,
                                 ca_file = None, user_agent = None, max_response_bytes = None,
-                                rate_limit = None))]
+                                rate_limit = None, token_cache = None))]
             #[allow(clippy::too_many_arguments)]
             fn atlas<'py>(
                 _cls: &Bound<'py, PyType>,
@@ -267,10 +299,11 @@ macro_rules! client_class {
                 user_agent: Option<Bound<'py, PyAny>>,
                 max_response_bytes: Option<Bound<'py, PyAny>>,
                 rate_limit: Option<Bound<'py, PyAny>>,
+                token_cache: Option<Bound<'py, PyAny>>,
             ) -> PyResult<Self> {
                 let o = ClientOptions {
                     timeout, max_retries, max_concurrency, verify, ca_file, user_agent,
-                    max_response_bytes, rate_limit,
+                    max_response_bytes, rate_limit, token_cache,
                 };
                 let key = atlas_key(
                     py, public_key.as_ref(), private_key.as_ref(), client_id.as_ref(),
@@ -287,13 +320,13 @@ macro_rules! client_class {
             /// the optional `OPSAPI_CA_FILE` and `OPSAPI_FLAVOUR`; for an Atlas service
             /// account, `OPSAPI_CLIENT_ID` and `OPSAPI_CLIENT_SECRET` (and `OPSAPI_BASE_URL`
             /// only where it is not `https://cloud.mongodb.com`). Keyword arguments as for the
-            /// constructor.
+            /// constructor, and `token_cache` as for `atlas`.
             ///
             /// >>> client = opsapi.Client.from_env(timeout=10)  # doctest: +SKIP
             #[classmethod]
             #[pyo3(signature = (*, timeout = None, max_retries = None, max_concurrency = None,
                                 verify = None, user_agent = None, max_response_bytes = None,
-                                ca_file = None, rate_limit = None))]
+                                ca_file = None, rate_limit = None, token_cache = None))]
             #[allow(clippy::too_many_arguments)]
             fn from_env<'py>(
                 _cls: &Bound<'py, PyType>,
@@ -306,10 +339,11 @@ macro_rules! client_class {
                 max_response_bytes: Option<Bound<'py, PyAny>>,
                 ca_file: Option<Bound<'py, PyAny>>,
                 rate_limit: Option<Bound<'py, PyAny>>,
+                token_cache: Option<Bound<'py, PyAny>>,
             ) -> PyResult<Self> {
                 let o = ClientOptions {
                     timeout, max_retries, max_concurrency, verify, ca_file, user_agent,
-                    max_response_bytes, rate_limit,
+                    max_response_bytes, rate_limit, token_cache,
                 };
                 Ok(Self { client: from_env(py, o)? })
             }

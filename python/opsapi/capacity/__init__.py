@@ -12,6 +12,9 @@ Null data points are ignored; no function loops over rows in Python.
   in ``rollup.py``): every resource of every host, rolled up per replica set, shard and
   cluster, with the days left; :func:`headroom_summary` and :func:`headroom_table` say it
   in a sentence and a table;
+- :func:`backtest` (``backtest.py``): how good those forecasts were on the fleet's own
+  history, per resource and horizon (the intervals of every days-to-limit come from it; the
+  trend of the peaks and the intervals themselves: ``trend.py``);
 - :func:`metric_summary`, :func:`hour_of_day_profile`, :func:`busiest_hours` (``load.py``);
 - :func:`topology` (``topology.py``): the hosts as one frame with the role each plays, and
   :func:`disk_points`: the disk measurements as used space per partition and timestamp (what
@@ -41,6 +44,7 @@ from ._common import (
     USED,
     threshold_label,
 )
+from .backtest import backtest
 from .databases import database_growth
 from .disk import disk_forecast, disk_points
 from .headroom import (
@@ -72,6 +76,7 @@ __all__ = [
     "ROLE_SCOPES",
     "STORAGE_SIZE",
     "USED",
+    "backtest",
     "busiest_hours",
     "cell_text",
     "database_growth",

@@ -38,6 +38,7 @@ import math
 from collections.abc import Sequence
 from datetime import datetime
 from statistics import NormalDist
+from typing import NamedTuple
 
 import polars as pl
 
@@ -45,13 +46,18 @@ from ._common import _MAD_TO_SIGMA
 
 __all__ = [
     "INTERVAL_LEVEL",
+    "MIN_FORECASTS",
+    "Quantiles",
     "calibrate",
     "crossing_days",
     "daily_peaks",
     "fit_peaks",
     "forecast_errors",
+    "interval_quantiles",
     "normal_quantiles",
     "origin_plan",
+    "peak_errors",
+    "spans",
 ]
 
 #: The default level of every interval: 80 % (one forecast in five falls outside it).
@@ -96,11 +102,12 @@ def daily_peaks(
     )
 
 
-def _origins(
-    frame: pl.LazyFrame, first: pl.Expr, last: pl.Expr, origins: list[int]
-) -> pl.LazyFrame:
-    """Each row once per origin of ``origins`` it belongs to: those from ``first`` to
-    ``last``."""
+def spans(frame: pl.LazyFrame, first: pl.Expr, last: pl.Expr, origins: list[int]) -> pl.LazyFrame:
+    """Each row once per origin of ``origins`` whose window holds it: those from ``first``
+    to ``last`` (expressions of the row), as ``origin``.
+
+    >>> spans(days, pl.col("day") - 13, pl.col("day"), [0, 7])  # doctest: +SKIP
+    """
     lo, hi = min(origins), max(origins)
     out = (
         frame.with_columns(
@@ -116,6 +123,37 @@ def _origins(
     return out
 
 
+def _slopes(pairs: pl.LazyFrame, k: list[str], weekly: bool) -> pl.LazyFrame:
+    """Per ``k``: ``trend`` (the median slope of ``pairs``), ``pairs``, ``sigma`` (each pair's
+    rise off the trend is the difference of two days' noise) and ``_slope_var`` (the trend's
+    variance in units of sigma², by how it was taken)."""
+    slopes = pairs.group_by(k).agg(
+        trend=(pl.col("rise") / pl.col("lag")).median(),
+        pairs=pl.len().cast(pl.Int64),
+        _lag2=(pl.col("lag") ** 2).mean(),
+    )
+    noise = (
+        pairs.join(slopes, on=k)
+        .group_by(k)
+        .agg(
+            sigma=_MAD_TO_SIGMA
+            / math.sqrt(2.0)
+            * (pl.col("rise") - pl.col("trend") * pl.col("lag")).abs().median()
+        )
+    )
+    return slopes.join(noise, on=k).with_columns(weekly=pl.lit(weekly))
+
+
+def _pairs(a: pl.LazyFrame, b: pl.LazyFrame, on: list[str], w: int, origins: list[int]):
+    """The pairs of days of ``a`` and ``b`` matched ``on``, fewer than ``w`` days apart, once
+    per origin whose window holds both: ``lag`` (days) and ``rise`` (the later minus the
+    earlier)."""
+    pairs = a.join(b, on=on).filter((pl.col("b") > pl.col("a")) & (pl.col("b") - pl.col("a") < w))
+    return spans(pairs, pl.col("b") - w + 1, pl.col("a"), origins).with_columns(
+        lag=(pl.col("b") - pl.col("a")).cast(pl.Float64), rise=pl.col("ya") - pl.col("yb")
+    )
+
+
 def fit_peaks(
     peaks: pl.LazyFrame,
     keys: Sequence[str],
@@ -125,16 +163,20 @@ def fit_peaks(
     weekly: bool = True,
 ) -> pl.LazyFrame:
     """The trend of the peaks (:func:`daily_peaks`) at each of ``origins`` (days before
-    ``now``: 0 is now), each fitted on the ``window_days`` days up to it.
+    ``now``: 0 is now), each fitted on the ``window_days`` days up to it. With
+    ``weekly=False``, a window under two weeks, or fewer than 3 pairs of the same weekday in
+    it, the trend is the median slope of every pair of days and no weekly offset is added
+    (the method before weekly cycles were seen).
 
-    One row per series and origin: ``trend`` (per day, toward the limit), ``fitted`` (the
-    level of the days at the origin), ``peak`` (the peak weekday's offset above it, 0 without
-    a weekly cycle), ``level`` (``fitted + peak``: what the limit is compared with),
-    ``sigma`` (the day-to-day noise of the peaks, robust), ``days`` (days in the window),
-    ``pairs`` (the slopes the trend is the median of), ``span`` (days between the first and
-    the last), ``weekly`` (whether the weekly cycle was taken out), and ``A``, ``C``, ``B``:
-    the forecast ``h`` days past the origin errs by about ``sigma · sqrt(A + C·h + B·h²)``
-    (the level's error, the slope's carried from the window's middle, the peak weekday's).
+    One row per series and origin with data: ``trend`` (per day, toward the limit; null
+    with fewer than two days), ``fitted`` (the level of the days at the origin), ``peak``
+    (the peak weekday's offset above it, 0 without a weekly cycle), ``level`` (``fitted +
+    peak``: what the limit is compared with), ``sigma`` (the day-to-day noise of the peaks,
+    robust), ``days`` (days in the window), ``pairs`` (the slopes the trend is the median of),
+    ``span`` (days between the first and the last), ``weekly`` (whether the weekly cycle was
+    taken out), and ``A``, ``C``, ``B``: the forecast ``h`` days past the origin errs by about
+    ``sigma · sqrt(A + C·h + B·h²)`` (the level's error, the slope's carried from the window's
+    middle, the peak weekday's).
 
     >>> fit_peaks(peaks, ["host_id"], window_days=14).collect()  # doctest: +SKIP
     """
@@ -145,48 +187,39 @@ def fit_peaks(
     weekly = weekly and w >= WEEKLY_MIN_DAYS
     a = peaks.select(*keys, "dow", a="day", ya="y")
     b = peaks.select(*keys, "dow", b="day", yb="y")
-    # Same weekday a week or more apart (the weekly cycle cancels out), or any two days.
-    on = [*keys, "dow"] if weekly else keys
-    pairs = a.join(b.drop("dow") if not weekly else b, on=on).filter(
-        (pl.col("b") > pl.col("a")) & (pl.col("b") - pl.col("a") < w)
-    )
-    pairs = _origins(pairs, pl.col("b") - w + 1, pl.col("a"), origins).with_columns(
-        lag=(pl.col("b") - pl.col("a")).cast(pl.Float64), rise=pl.col("ya") - pl.col("yb")
-    )
-    slopes = pairs.group_by(k).agg(
-        trend=(pl.col("rise") / pl.col("lag")).median(),
-        pairs=pl.len().cast(pl.Int64),
-        _lag2=(pl.col("lag") ** 2).mean(),
-    )
-    # Each pair's rise off the trend is the difference of two days' noise.
-    noise = (
-        pairs.join(slopes, on=k)
-        .group_by(k)
-        .agg(
-            sigma=_MAD_TO_SIGMA
-            / math.sqrt(2.0)
-            * (pl.col("rise") - pl.col("trend") * pl.col("lag")).abs().median()
+    days = spans(peaks, pl.col("day") - w + 1, pl.col("day"), origins)
+    if weekly:
+        # Same weekday a week or more apart: the weekly cycle cancels out of each.
+        same = _slopes(_pairs(a, b, [*keys, "dow"], w, origins), k, True).filter(
+            pl.col("pairs") >= 3
         )
-    )
-    slopes = slopes.join(noise, on=k)
-    days = _origins(peaks, pl.col("day") - w + 1, pl.col("day"), origins)
-    days = days.join(slopes, on=k, how="inner").with_columns(
+        # The windows without enough of them: every pair of days (of those series only).
+        rest = days.select(k).unique().join(same.select(k), on=k, how="anti").collect().lazy()
+        few = rest.select(keys).unique()
+        a, b = (x.drop("dow").join(few, on=keys, how="semi") for x in (a, b))
+        every = _pairs(a, b, keys, w, origins).join(rest, on=k)
+        slopes = pl.concat([same, _slopes(every, k, False)], how="vertical_relaxed")
+    else:
+        slopes = _slopes(_pairs(a.drop("dow"), b.drop("dow"), keys, w, origins), k, False)
+    days = days.join(slopes, on=k, how="left").with_columns(
         # The day as an offset from the origin (its middle: -0.5 is the last day), and its
         # peak with the trend taken out.
         x=-((pl.col("day") - pl.col("origin")).cast(pl.Float64) + 0.5),
     )
     days = days.with_columns(r=pl.col("y") - pl.col("trend") * pl.col("x"))
-    level = days.group_by(k).agg(
+    out = days.group_by(k).agg(
+        pl.col("trend", "pairs", "sigma", "_lag2", "weekly").first(),
         fitted=pl.col("r").median(),
         days=pl.len().cast(pl.Int64),
         span=pl.col("x").max() - pl.col("x").min(),
         _xbar=pl.col("x").mean(),
         _sxx=((pl.col("x") - pl.col("x").mean()) ** 2).sum(),
     )
-    out = level.join(slopes, on=k, how="left")
     if weekly:
         # The peak weekday chosen in one parity of weeks, its offset read in the other.
-        par = days.with_columns(par=((pl.col("day") - pl.col("origin")) // 7) % 2)
+        par = days.filter(pl.col("weekly").fill_null(False)).with_columns(
+            par=((pl.col("day") - pl.col("origin")) // 7) % 2
+        )
         per_dow = par.group_by([*k, "dow", "par"]).agg(m=pl.col("r").median())
         best = (
             per_dow.sort("m", descending=True)
@@ -200,28 +233,48 @@ def fit_peaks(
             .agg(_top=pl.col("m").mean(), _halves=pl.len(), _seen=pl.col("seen").min())
         )
         out = out.join(crossed, on=k, how="left").with_columns(
-            weekly=(pl.col("_halves") == 2) & (pl.col("_seen") == 7)
+            weekly=pl.col("weekly").fill_null(False)
+            & (pl.col("_halves") == 2).fill_null(False)
+            & (pl.col("_seen") == 7).fill_null(False)
         )
-        out = out.with_columns(
-            peak=pl.when(pl.col("weekly")).then(pl.col("_top") - pl.col("fitted")).otherwise(0.0),
-            weekly=pl.col("weekly").fill_null(False),
-        )
-        # The median of same-weekday slopes: each a difference of two days' noise over lag.
-        slope_var = math.pi / 2 * 2.0 / (pl.col("_lag2") * pl.col("pairs"))
+        peak = pl.when(pl.col("weekly")).then(pl.col("_top") - pl.col("fitted")).otherwise(0.0)
     else:
-        out = out.with_columns(peak=pl.lit(0.0), weekly=pl.lit(False))
-        # Theil–Sen: about 1.1 times the least-squares slope's variance under normal noise.
-        slope_var = 1.1 / pl.col("_sxx")
+        out = out.with_columns(weekly=pl.lit(False))
+        peak = pl.lit(0.0)
+    # The trend's variance in sigma² units: the median of same-weekday slopes (each a
+    # difference of two days' noise over its lag), or Theil–Sen's over every pair (about 1.1
+    # times least squares' under normal noise).
+    slope_var = (
+        pl.when(pl.col("_lag2").is_not_null() & pl.col("weekly"))
+        .then(math.pi / 2 * 2.0 / (pl.col("_lag2") * pl.col("pairs")))
+        .otherwise(1.1 / pl.col("_sxx"))
+    )
     peak_var = pl.when(pl.col("weekly")).then(0.5).otherwise(0.0)
     xbar = pl.col("_xbar")
-    return out.with_columns(level=pl.col("fitted") + pl.col("peak")).with_columns(
-        A=math.pi / 2 / pl.col("days") + xbar**2 * slope_var + peak_var,
-        C=-2.0 * xbar * slope_var,
-        B=slope_var,
-    ).select(
-        *k, "trend", "fitted", "peak", "level", "sigma", "days", "pairs", "span", "weekly",
-        "A", "C", "B",
-    )  # fmt: skip
+    return (
+        out.with_columns(peak=peak)
+        .with_columns(level=pl.col("fitted") + pl.col("peak"))
+        .with_columns(
+            A=math.pi / 2 / pl.col("days") + xbar**2 * slope_var + peak_var,
+            C=-2.0 * xbar * slope_var,
+            B=slope_var,
+        )
+        .select(
+            *k,
+            "trend",
+            "fitted",
+            "peak",
+            "level",
+            "sigma",
+            "days",
+            "pairs",
+            "span",
+            "weekly",
+            "A",
+            "C",
+            "B",
+        )  # fmt: skip
+    )
 
 
 def origin_plan(
@@ -296,6 +349,48 @@ def forecast_errors(
     )
 
 
+def peak_errors(
+    peaks: pl.LazyFrame,
+    keys: Sequence[str],
+    *,
+    window_days: int,
+    horizons: Sequence[int],
+    every: int = 1,
+    max_series: int | None = None,
+    by: Sequence[str] = (),
+) -> pl.LazyFrame | None:
+    """The errors of :func:`fit_peaks`' past forecasts on the history of ``peaks``
+    (:func:`origin_plan`, :func:`forecast_errors`), a forecast every ``every`` days, on at
+    most ``max_series`` series per group of ``by`` (a resource; every n-th in key order, so
+    that a large fleet's backtest stays bounded); None when the history is too short for any.
+
+    >>> errors = peak_errors(peaks, ["host_id"], window_days=14, horizons=(7, 14))  # doctest: +SKIP
+    """
+    keys = list(keys)
+    w = int(window_days)
+    span = peaks.select(pl.col("day").max()).collect().item()
+    forecasts, truths = origin_plan(0 if span is None else span + 1, w, horizons, stride=every)
+    if not forecasts:
+        return None
+    if max_series is not None:
+        i, n = pl.int_range(pl.len()), pl.len()
+        if by:
+            i, n = i.over(list(by)), n.over(list(by))
+        series = (
+            peaks.select(keys)
+            .unique()
+            .sort(keys)
+            .with_columns(_i=i, _n=n)
+            .filter(pl.col("_i") % ((pl.col("_n") + max_series - 1) // max_series) == 0)
+            .select(keys)
+        )
+        peaks = peaks.join(series, on=keys, nulls_equal=True)
+    peaks = peaks.collect().lazy()
+    fits = fit_peaks(peaks, keys, window_days=w, origins=forecasts)
+    truth = fit_peaks(peaks, keys, window_days=2 * w, origins=truths)
+    return forecast_errors(fits, truth, keys, horizons, window_days=w)
+
+
 def _dated(min_days: int = 4) -> pl.Expr:
     """Whether a fit gives a date: enough days, a trend toward the limit, and one that moves
     more than twice the noise over the window."""
@@ -351,10 +446,55 @@ def calibrate(
     )
 
 
-def crossing_days(distance: pl.Expr, q: pl.Expr) -> pl.Expr:
+class Quantiles(NamedTuple):
+    """An interval's edges in units of the forecast's spread, and where they come from."""
+
+    low: float
+    high: float
+    #: ``"backtest"`` (past errors) or ``"residuals"`` (the normal distribution's).
+    source: str
+    #: The past forecasts they were taken from (0 for ``"residuals"``).
+    forecasts: int
+
+
+#: The least number of past forecasts (all series and horizons) a backtest interval needs.
+MIN_FORECASTS = 30
+
+
+def interval_quantiles(
+    errors: pl.LazyFrame | None,
+    *,
+    level: float = INTERVAL_LEVEL,
+    min_forecasts: int = MIN_FORECASTS,
+) -> Quantiles:
+    """The edges for one resource: :func:`calibrate`'s from ``errors`` where there are at least
+    ``min_forecasts`` of them, else :func:`normal_quantiles` (``source`` says which).
+
+    >>> interval_quantiles(None, level=0.8)
+    Quantiles(low=-1.2815515655446004, high=1.2815515655446004, source='residuals', forecasts=0)
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"interval_level must be between 0 and 1, not {level!r}")
+    if errors is not None:
+        cal = calibrate(errors.with_columns(_one=pl.lit(1)), ["_one"], level=level).collect()
+        if cal.height and cal["forecasts"][0] >= min_forecasts and cal["q_low"][0] is not None:
+            row = cal.row(0, named=True)
+            return Quantiles(row["q_low"], row["q_high"], "backtest", row["forecasts"])
+    low, high = normal_quantiles(level)
+    return Quantiles(low, high, "residuals", 0)
+
+
+def crossing_days(
+    distance: pl.Expr,
+    q: pl.Expr,
+    *,
+    trend: pl.Expr | None = None,
+    sigma: pl.Expr | None = None,
+) -> pl.Expr:
     """The first day ``h >= 0`` on which the forecast's edge ``level + trend·h + q · sigma ·
     sqrt(A + C·h + B·h²)`` reaches the limit, ``distance`` (limit − level, toward it) away;
-    columns ``trend``, ``sigma``, ``A``, ``C``, ``B`` of :func:`fit_peaks`. ``q > 0`` is the
+    columns ``trend``, ``sigma``, ``A``, ``C``, ``B`` of :func:`fit_peaks` (``trend`` and
+    ``sigma`` may be given as expressions). ``q > 0`` is the
     upper edge (the earliest day: ``days_low``), ``q < 0`` the lower (the latest:
     ``days_high``, null where the edge never gets there: the slope's own uncertainty outgrows
     it). Null without a trend toward the limit.
@@ -364,7 +504,8 @@ def crossing_days(distance: pl.Expr, q: pl.Expr) -> pl.Expr:
 
     >>> low = crossing_days(5000 - pl.col("level"), pl.lit(1.28))  # doctest: +SKIP
     """
-    s, sig = pl.col("trend"), pl.col("sigma")
+    s = pl.col("trend") if trend is None else trend
+    sig = pl.col("sigma") if sigma is None else sigma
     k = (q * sig) ** 2
     a = s**2 - k * pl.col("B")
     minus_b = 2.0 * distance * s + k * pl.col("C")

@@ -57,10 +57,12 @@ from .headroom import (
 from .load import busiest_hours, hour_of_day_profile, metric_summary
 from .summary import (
     ROLE_SCOPES,
+    accuracy_text,
     cell_text,
     deployment_rows,
     headroom_summary,
     headroom_table,
+    range_text,
     role_name,
 )
 from .topology import ROLES, role, topology
@@ -76,6 +78,7 @@ __all__ = [
     "ROLE_SCOPES",
     "STORAGE_SIZE",
     "USED",
+    "accuracy_text",
     "backtest",
     "busiest_hours",
     "cell_text",
@@ -89,6 +92,7 @@ __all__ = [
     "headroom_table",
     "hour_of_day_profile",
     "metric_summary",
+    "range_text",
     "role",
     "role_name",
     "threshold_label",

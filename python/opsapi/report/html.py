@@ -145,6 +145,10 @@ td.watch { background: #fbf3c0; } td.ok { background: #e3f3e1; } td.missing { ba
 .legend .missing { background: #e4e4e4; }
 .charts { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 12px; }
 .chart { min-height: 260px; min-width: 0; }
+.finding { min-width: 0; }
+/* vega-embed makes its element inline-block: inside .finding it must still take the width. */
+.finding .chart { display: block; width: 100%; }
+.finding .accuracy, .ranges { color: #444; font-size: 0.9em; margin: 4px 0 0; }
 @media (max-width: 1100px) { .charts { grid-template-columns: minmax(0, 1fr); } }
 @media (max-width: 700px) { body { padding: 8px 12px; } }
 """

@@ -55,6 +55,7 @@ from .headroom import (
     headroom_inputs,
 )
 from .load import busiest_hours, hour_of_day_profile, metric_summary
+from .oversized import ATLAS_TIERS, tier_down
 from .summary import (
     ROLE_SCOPES,
     accuracy_text,
@@ -62,12 +63,14 @@ from .summary import (
     deployment_rows,
     headroom_summary,
     headroom_table,
+    oversized_deployments,
     range_text,
     role_name,
 )
 from .topology import ROLES, role, topology
 
 __all__ = [
+    "ATLAS_TIERS",
     "FREE",
     "HEADROOM_DISK_METRICS",
     "HEADROOM_HOST_METRICS",
@@ -92,10 +95,12 @@ __all__ = [
     "headroom_table",
     "hour_of_day_profile",
     "metric_summary",
+    "oversized_deployments",
     "range_text",
     "role",
     "role_name",
     "threshold_label",
+    "tier_down",
     "topology",
 ]
 

@@ -43,6 +43,31 @@ MAX_SERIES = 300
 _FOLDS = 5
 
 
+#: :func:`headroom`'s thresholds (keyword arguments), which :func:`backtest` also takes.
+THRESHOLDS = ("disk_percent", "oplog_window_hours", "replication_lag_seconds", "cpu_percent",
+              "cpu_high_percent", "cache_dirty_percent", "connections", "tickets", "iops",
+              "disk_latency_ms", "shard_growth_ratio", "critical_days", "warning_days",
+              "watch_days", "min_days", "oversized_share")  # fmt: skip
+
+
+def limits_of(thresholds: dict[str, float]) -> dict[str, float]:
+    """``thresholds`` checked: each one of :data:`THRESHOLDS` and a number.
+
+    >>> limits_of({"connections": 3000})
+    {'connections': 3000.0}
+    """
+    out = {}
+    for name, value in thresholds.items():
+        if name not in THRESHOLDS:
+            raise InvalidArgumentError(
+                f"{name} is not a threshold of headroom (one of {', '.join(THRESHOLDS)})", name
+            )
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InvalidArgumentError(f"{name} must be a number, not {value!r}", name)
+        out[name] = float(value)
+    return out
+
+
 def _check(level: float, horizons: Sequence[int], every: int) -> tuple[int, ...]:
     if not 0.0 < level < 1.0:
         raise InvalidArgumentError(
@@ -176,8 +201,6 @@ def backtest(
     [(7, 435), (14, 330), (30, 90)]
     """
     hs = _check(interval_level, horizons, every)
-    from .headroom import limits_of
-
     limits_of(thresholds)
     span = parse_duration(window)
     topo = topology(hosts)

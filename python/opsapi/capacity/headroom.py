@@ -15,12 +15,12 @@ from typing import Any, NamedTuple
 import polars as pl
 
 from opsapi._duration import parse_duration
-from opsapi.exceptions import InvalidArgumentError
 
 from . import resources
 from ._common import _MS_PER_DAY, _disk_points, _reference_now
 from .backtest import KEYS, MAX_SERIES, _check, resource_peaks, resource_quantiles, window_days
 from .disk import disk_forecast
+from .oversized import OVERSIZED_SHARE, mark_oversized
 from .resources import _SPECS, _applies, _Spec
 from .rollup import _HOST, _rank, _rolled_up, _shard_growth
 from .topology import topology
@@ -149,6 +149,7 @@ def headroom(
     warning_days: float = 30.0,
     watch_days: float = 90.0,
     min_days: int = 4,
+    oversized_share: float = OVERSIZED_SHARE,
     interval_level: float = INTERVAL_LEVEL,
     horizons: Sequence[int] = (7, 14, 30),
 ) -> pl.DataFrame:
@@ -156,9 +157,14 @@ def headroom(
     and sharded cluster: what runs out first, where, and when.
 
     Each resource is a series per host (``opsapi.capacity.resources``: one function each):
-    its ``level`` now, its ``p95`` and ``peak`` over ``window``, its ``trend`` (the
-    Theil–Sen slope of its daily p95, as robust as :func:`disk_forecast`'s), the ``limit``
-    it is measured against, and the ``days_left`` until the trend reaches it. A replica set's
+    its ``level`` now, its ``p95`` and ``peak`` over ``window``, its ``trend`` (the trend of
+    its daily peaks, with a weekly cycle taken out: :mod:`opsapi.capacity.trend`), the
+    ``limit`` it is measured against, and the ``days_left`` until the trend of the peaks
+    reaches it, with its interval: ``days_low`` to ``days_high`` at ``interval_level`` (80 %),
+    from how wrong the same forecasts were on the history the frames hold before the window
+    (a backtest, :func:`backtest`: pull the history with ``headroom_inputs(history=...)``), or
+    where that is too short from the fits' residuals (``interval_source`` says which). A
+    replica set's
     (shard's, cluster's) row is its worst member's, and ``member`` says which; a sharded
     cluster also gets a ``shard_growth`` row: its fastest-growing shard's data growth over
     the median of the others'.
@@ -187,6 +193,13 @@ def headroom(
     - ``critical_days=7``, ``warning_days=30``, ``watch_days=90``: ``status`` by the days
       left: this week, this month, this quarter.
     - ``min_days=4``: fewer daily values than this give no trend.
+    - ``oversized_share=0.5``: a deployment (sharded cluster, replica set, standalone) whose
+      CPU, cache, disk space and IOPS each peaked at most half their limit over the window,
+      with nothing flagged, is ``oversized``: half the machine would still peak at or under
+      every limit (:mod:`opsapi.capacity.oversized`; on Atlas,
+      :func:`~opsapi.capacity.oversized.tier_down` says whether one tier down fits).
+    - ``interval_level=0.8``, ``horizons=(7, 14, 30)``: the intervals' level and the days
+      ahead at which the backtest checks past forecasts.
 
     Args:
         host_frame: long host measurements (:data:`HEADROOM_HOST_METRICS`).
@@ -213,8 +226,11 @@ def headroom(
         value: the minimum where lower is worse), ``trend`` (per day), ``limit``,
         ``high_mark`` (the mark a p95 past which is flagged without a date: the CPU's
         ``cpu_high_percent``), ``days_left`` (0: past the limit; null: not trending
-        toward it or no data, as ``note`` says), ``date`` (when it runs out), ``status``
-        (``critical``, ``warning``, ``watch``, ``ok`` or ``missing``), ``binding`` (the
+        toward it or no data, as ``note`` says), ``days_low`` and ``days_high`` (its interval;
+        ``days_high`` null: the trend's own uncertainty outgrows it), ``interval_source``
+        (``backtest`` or ``residuals``; null without a date), ``date`` (when it runs out),
+        ``status`` (``critical``, ``warning``, ``watch``, ``ok``, ``oversized`` (a sizing
+        resource of an oversized deployment) or ``missing``), ``binding`` (the
         resource of the scope that runs out first), ``member`` (the host that sets the
         value), ``part`` (the partition) and ``note``; most urgent first. Missing data is
         never zero: its values are null and ``note`` says what is missing.
@@ -301,33 +317,8 @@ def headroom(
     )
     shards = _shard_growth(forecast, per_host, topo, shard_growth_ratio, *days)
     parts = [per_host, _rolled_up(per_host, topo)] + ([shards] if shards.height else [])
-    scoped = pl.concat(parts, how="diagonal_relaxed")
+    scoped = mark_oversized(pl.concat(parts, how="diagonal_relaxed"), topo, oversized_share)
     return _finish(scoped, now_utc)
-
-
-#: :func:`headroom`'s thresholds (keyword arguments), which :func:`backtest` also takes.
-THRESHOLDS = ("disk_percent", "oplog_window_hours", "replication_lag_seconds", "cpu_percent",
-              "cpu_high_percent", "cache_dirty_percent", "connections", "tickets", "iops",
-              "disk_latency_ms", "shard_growth_ratio", "critical_days", "warning_days",
-              "watch_days", "min_days")  # fmt: skip
-
-
-def limits_of(thresholds: dict[str, float]) -> dict[str, float]:
-    """``thresholds`` checked: each one of :data:`THRESHOLDS` and a number.
-
-    >>> limits_of({"connections": 3000})
-    {'connections': 3000.0}
-    """
-    out = {}
-    for name, value in thresholds.items():
-        if name not in THRESHOLDS:
-            raise InvalidArgumentError(
-                f"{name} is not a threshold of headroom (one of {', '.join(THRESHOLDS)})", name
-            )
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise InvalidArgumentError(f"{name} must be a number, not {value!r}", name)
-        out[name] = float(value)
-    return out
 
 
 def _host_rows(

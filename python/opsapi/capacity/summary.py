@@ -12,7 +12,7 @@ import polars as pl
 from .headroom import RESOURCES
 
 __all__ = ["accuracy_text", "cell_text", "deployment_rows", "headroom_summary", "headroom_table",
-           "range_text", "role_name"]  # fmt: skip
+           "oversized_deployments", "range_text", "role_name"]  # fmt: skip
 
 #: The scopes of a sharded cluster's hosts that hold no data: findings of their own kind, said
 #: with their role ("config server disk 90 % full ...") and given a column of their own.
@@ -187,6 +187,60 @@ def accuracy_text(bt: pl.DataFrame, resource: str, days: Optional[float]) -> Opt
     )
 
 
+_SIZING_WORDS = {"cpu": "CPU", "cache": "cache", "disk": "disk space", "iops": "IOPS"}
+
+
+def _oversized_said(rows: pl.DataFrame) -> str:
+    """An oversized deployment's sentence: its sizing resources' peaks as shares of their
+    limits, the nearest first."""
+    share = (pl.col("peak") / pl.col("limit") * 100).alias("share")
+    parts = rows.with_columns(share).sort("share", descending=True)
+    said = ", ".join(
+        f"{_SIZING_WORDS.get(r['resource'], r['resource'])} {r['share']:.0f} %"
+        for r in parts.iter_rows(named=True)
+    )
+    return (
+        f"oversized: CPU, cache, disk space and IOPS each peaked at most half their limit ({said})"
+    )
+
+
+def oversized_deployments(
+    h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None
+) -> pl.DataFrame:
+    """The oversized deployments of a :func:`headroom` frame (status ``oversized``), one row
+    each: ``deployment``, ``group_id``, ``scope_kind``, ``scope``, and per sizing resource
+    (``cpu``, ``cache``, ``disk``, ``iops``) its worst value over the window as a share of
+    its limit; ``nearest`` (the resource nearest its limit). On Atlas,
+    :func:`~opsapi.capacity.oversized.tier_down` says whether one tier down fits.
+
+    >>> from opsapi.capacity import headroom, headroom_inputs
+    >>> oversized_deployments(headroom(*headroom_inputs(client)))["deployment"].to_list()
+    ['prod · standalone0']
+    """
+    rows = deployment_rows(h, names).filter(pl.col("status") == "oversized")
+    keys = ["deployment", "group_id", "scope_kind", "scope"]
+    if rows.is_empty():
+        return pl.DataFrame(
+            schema={
+                **{k: pl.String for k in keys},
+                **{r: pl.Float64 for r in _SIZING_WORDS},
+                "nearest": pl.String,
+            }  # fmt: skip
+        )
+    rows = rows.with_columns(
+        pl.col("group_id").cast(pl.String), share=pl.col("peak") / pl.col("limit")
+    )
+    wide = rows.pivot(on="resource", index=keys, values="share", aggregate_function="max")
+    nearest = (
+        rows.sort("share", descending=True)
+        .group_by(keys, maintain_order=True)
+        .agg(nearest=pl.col("resource").first())
+    )
+    cols = [pl.col(r) if r in wide.columns else pl.lit(None, pl.Float64).alias(r)
+            for r in _SIZING_WORDS]  # fmt: skip
+    return wide.select(*keys, *cols).join(nearest, on=keys, how="left")
+
+
 def headroom_summary(
     h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None, most: int = 4
 ) -> pl.DataFrame:
@@ -229,8 +283,12 @@ def headroom_summary(
             }
         )
         missing = [text for _, text in missing]
+        big = rows.filter(pl.col("status") == "oversized")
         if not said:
             text = "nothing runs out within the horizon"
+            if big.height:
+                text = _oversized_said(big)
+                first = [{"status": "oversized"}]
         if missing:
             text += "; missing: " + ", ".join(missing)
         out.append(
@@ -259,7 +317,8 @@ def headroom_summary(
                 "summary": pl.String},
     )  # fmt: skip
     sev = pl.col("status").replace_strict(
-        {"critical": 0, "warning": 1, "watch": 2, "ok": 3, "missing": 4}, return_dtype=pl.Int32
+        {"critical": 0, "warning": 1, "watch": 2, "ok": 3, "oversized": 3, "missing": 4},
+        return_dtype=pl.Int32,
     )
     return frame.sort(sev, pl.col("days_left").fill_null(float("inf")), "deployment")
 
@@ -318,8 +377,9 @@ def headroom_table(h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None
 
 def cell_text(days: Optional[float], status: Optional[str]) -> str:
     """A headroom table cell as a person reads it: the days left, ``now`` when past the
-    limit, ``high`` when flagged without a date, ``ok`` when not running out, ``missing``
-    without data, blank where the resource does not apply.
+    limit, ``high`` when flagged without a date, ``ok`` when not running out, ``low`` for
+    an oversized deployment's resource that is not, ``missing`` without data, blank where the
+    resource does not apply.
 
     >>> [cell_text(12.4, "warning"), cell_text(0.0, "critical"), cell_text(None, "ok"),
     ...  cell_text(None, "missing"), cell_text(500.0, "ok"), cell_text(None, None)]
@@ -330,7 +390,7 @@ def cell_text(days: Optional[float], status: Optional[str]) -> str:
     if status == "missing":
         return "missing"
     if days is None:
-        return "high" if status in _FLAGGED else "ok"
+        return "high" if status in _FLAGGED else "low" if status == "oversized" else "ok"
     if days == 0:
         return "now"
     if days < 1:

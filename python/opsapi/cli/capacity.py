@@ -55,7 +55,8 @@ _HEADS = {
     "cache": "cache", "connections": "conns", "tickets": "tkts", "iops": "iops",
     "disk_latency": "lat", "shard_growth": "shard",
 }  # fmt: skip
-_COLOURS = {"critical": "31;1", "warning": "33", "watch": "36", "ok": "32", "missing": "2"}
+_COLOURS = {"critical": "31;1", "warning": "33", "watch": "36", "ok": "32", "oversized": "34",
+            "missing": "2"}  # fmt: skip
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:

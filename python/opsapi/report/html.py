@@ -143,6 +143,7 @@ td.watch { background: #fbf3c0; } td.ok { background: #e3f3e1; } td.missing { ba
 .legend .critical { background: #f8c9c9; } .legend .warning { background: #fde2c2; }
 .legend .watch { background: #fbf3c0; } .legend .ok { background: #e3f3e1; }
 .legend .missing { background: #e4e4e4; }
+td.oversized, .legend .oversized { background: #dbe8f6; }
 .charts { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 12px; }
 .chart { min-height: 260px; min-width: 0; }
 .finding { min-width: 0; }

@@ -50,6 +50,9 @@ class ReportData:
     alert_events: Optional[pl.DataFrame] = None
     sync: Any = None
     frames: dict[str, pl.DataFrame] = field(default_factory=dict)
+    #: Each Atlas deployment's tier by its headroom scope (``{"Cluster0": "M50"}``): the
+    #: oversized section then says whether one tier down fits (``capacity.tier_down``).
+    tiers: Optional[dict[str, str]] = None
 
 
 def render(data: ReportData) -> str:
@@ -79,6 +82,7 @@ def render(data: ReportData) -> str:
         _summary_section(summary, now, data.window, _ranges_said(h, bt, data)),
         _headroom_section(table_),
         _findings_section(h, data),
+        _oversized_section(h, data),
         _disks_section(forecast, data),
         _databases_section(forecast, data),
         _alerts_section(data),
@@ -149,6 +153,7 @@ def _headroom_section(table_: pl.DataFrame) -> tuple[str, list]:
         f'<span class="{s}">{t}</span>'
         for s, t in (("critical", "within a week"), ("warning", "within a month"),
                      ("watch", "within 90 days"), ("ok", "not running out"),
+                     ("oversized", "oversized: below half its limits"),
                      ("missing", "no data"))
     )  # fmt: skip
     return (
@@ -164,6 +169,58 @@ def _headroom_section(table_: pl.DataFrame) -> tuple[str, list]:
         + '<p class="asof"><b>high</b>: flagged without a date (the CPU\'s p95 past its mark). '
         "Config servers and mongos: the days left of their most urgent resource.</p>"
         "</section>",
+        [],
+    )
+
+
+def _oversized_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
+    """The deployments that could be smaller: each sizing resource's peak as a share of its
+    limit and, with their Atlas tiers, whether one tier down fits."""
+    big = capacity.oversized_deployments(h, names=data.names)
+    data.frames["oversized"] = big
+    if big.is_empty():
+        return (
+            '<section id="oversized"><h2>What is oversized</h2><p>No deployment: each has a '
+            "resource that peaked above half its limit over the window, or a finding.</p>"
+            "</section>",
+            [],
+        )
+    down = (
+        capacity.tier_down(h, data.tiers).rename({"binding": "down_binding"})
+        if data.tiers
+        else None
+    )
+    rows = []
+    for r in big.iter_rows(named=True):
+        cells = [r["deployment"]] + [
+            "" if r[k] is None else f"{r[k] * 100:.0f} %" for k in ("cpu", "cache", "disk", "iops")
+        ]
+        if down is not None:
+            d = down.filter(pl.col("scope") == r["scope"])
+            d = d.row(0, named=True) if d.height else {}
+            fits = d.get("fits")
+            cells += [
+                d.get("tier") or "",
+                "" if fits is None else f"{'yes' if fits else 'no'}: {d['tier_down']}, "
+                f"{d['down_binding']} at {d['share_of_limit'] * 100:.0f} % of its limit",
+            ]  # fmt: skip
+        rows.append(cells)
+    header = ["Deployment", "CPU peak", "Cache (dirty) peak", "Disk space peak", "IOPS peak"]
+    header += ["Tier", "One tier down"] if down is not None else []
+    return (
+        '<section id="oversized"><h2>What is oversized</h2>'
+        "<p>Deployments whose CPU, cache, disk space and IOPS each peaked at most half their "
+        "limit over the window, with nothing flagged: half the machine would still peak at "
+        "or under every limit. Each peak as a share of its limit.</p>"
+        + table(header, rows, numeric=range(1, 5))
+        + (
+            '<p class="asof">One tier down: the next smaller Atlas tier still leaves each '
+            "resource's peak, moved by its trend 30 days ahead and scaled by the smaller tier's "
+            "vCPUs and memory, at most 70 % of its limit.</p>"
+            if down is not None
+            else ""
+        )
+        + "</section>",
         [],
     )
 

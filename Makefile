@@ -34,9 +34,16 @@ rust-lint:
 nextest:
 	cargo nextest --version >/dev/null 2>&1 || cargo install --locked cargo-nextest
 
-rust-test: nextest
-	cargo nextest run --cargo-quiet --status-level fail --final-status-level slow
-	cargo test --quiet --doc
+# Every exchange of an Atlas simulator in these tests is recorded (OPSAPI_SIM_EXCHANGES) and
+# then checked against Atlas's OpenAPI specification (tests/python/_atlas_spec.py); the Python
+# suite checks its own test by test (tests/python/conftest.py).
+SPEC_EXCHANGES := $(CARGO_TARGET_DIR)/atlas-exchanges
+rust-test: nextest venv
+	rm -rf $(SPEC_EXCHANGES)
+	OPSAPI_SIM_EXCHANGES=$(SPEC_EXCHANGES) cargo nextest run --cargo-quiet --status-level fail --final-status-level slow
+	OPSAPI_SIM_EXCHANGES=$(SPEC_EXCHANGES) cargo test --quiet --doc
+	$(BIN)/python tests/python/_atlas_spec.py $(SPEC_EXCHANGES)
+	rm -rf $(SPEC_EXCHANGES)
 
 # Each feature set a Rust user can ask for compiles, lints and passes its tests: the client
 # alone (no polars, no simulator), the simulator without frames, frames without the

@@ -12,9 +12,15 @@ from opsapi.exceptions import OpsApiError
 __version__: str
 # The long frame's key columns, in order (Categorical): crate::frame::LONG_KEY_COLUMNS.
 LONG_KEY_COLUMNS: tuple[str, ...]
-# The host measurements Atlas names differently, Ops Manager's name -> Atlas's:
-# crate::flavour::ATLAS_MEASUREMENT_NAMES.
+# The host measurements Atlas names differently, Ops Manager's name (which frames carry) ->
+# Atlas's: crate::flavour::ATLAS_MEASUREMENT_NAMES.
 ATLAS_MEASUREMENT_NAMES: dict[str, str]
+# The measurement names each flavour's server takes, flavour -> "host" | "disk" | "database" ->
+# names (Atlas's from its OpenAPI specification, Ops Manager's and Cloud Manager's from Ops
+# Manager's catalog), and how many one request may carry (None: no limit):
+# crate::flavour::measurements.
+MEASUREMENT_NAMES: dict[str, dict[str, list[str]]]
+MAX_MEASUREMENTS: dict[str, Optional[int]]
 
 _Timestamp = Union[datetime, str]
 _Duration = Union[str, timedelta]

@@ -111,13 +111,9 @@ impl Client {
         let method = req.method.clone();
         let pace = super::pace::key(
             &req.path,
-            (config.flavour == crate::Flavour::Atlas)
-                .then(|| req.operation.map(|op| op.endpoint_set()))
-                .flatten(),
+            (config.flavour == crate::Flavour::Atlas).then(|| req.operation.endpoint_set()),
         );
-        let rate = config
-            .rate_limit
-            .of(req.operation.map(|op| op.endpoint_set()));
+        let rate = config.rate_limit.of(Some(req.operation.endpoint_set()));
         let accept = reqwest::header::HeaderValue::from_str(&req.accept())
             .map_err(|e| Error::Internal(format!("an Accept header: {e}")))?;
         let mut retries: u32 = 0;

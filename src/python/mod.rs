@@ -13,6 +13,28 @@ mod sim;
 
 use pyo3::prelude::*;
 
+/// `MEASUREMENT_NAMES` (flavour -> kind -> the names its server takes) and `MAX_MEASUREMENTS`
+/// (flavour -> names one request may carry, or None): `crate::flavour::measurements`.
+fn measurement_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    use crate::flavour::{Flavour, Operation};
+    use pyo3::types::PyDict;
+    let (names, max) = (PyDict::new(m.py()), PyDict::new(m.py()));
+    for f in Flavour::ALL {
+        let kinds = PyDict::new(m.py());
+        for (kind, op) in [
+            ("host", Operation::MeasurementsHost),
+            ("disk", Operation::MeasurementsDisk),
+            ("database", Operation::MeasurementsDatabase),
+        ] {
+            kinds.set_item(kind, f.measurement_names(op).to_vec())?;
+        }
+        names.set_item(f.as_str(), kinds)?;
+        max.set_item(f.as_str(), f.max_measurements())?;
+    }
+    m.add("MEASUREMENT_NAMES", names)?;
+    m.add("MAX_MEASUREMENTS", max)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     logging::install();
@@ -25,6 +47,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         names.set_item(om, atlas)?;
     }
     m.add("ATLAS_MEASUREMENT_NAMES", names)?;
+    measurement_names(m)?;
     m.add_function(wrap_pyfunction!(runtime::_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(args::parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(sim::_sim_main, m)?)?;

@@ -9,10 +9,18 @@
 //! 4 %), so that an alert's context shows what it alerted on at any granularity. (A real
 //! server's coarser points average their interval and may hide a short breach; the
 //! simulator's show its worst.) The point an alert was raised from is never missing.
+//!
+//! The catalog is in Ops Manager's names and units, every name one of its documented catalog
+//! (`opsapi::flavour::measurements`). Atlas serves a series under its own name when it has it
+//! ([`Face::of`]: `SYSTEM_NETWORK_IN` for `SYSTEM_NETWORK_BYTES_IN`, ...) and in the units of
+//! its specification (bytes for megabytes and kilobytes, milliseconds for seconds and hours);
+//! what Atlas does not have (`DB_INDEX_SIZE_TOTAL`, `DATABASE_FILE_SIZE`, ...) it does not
+//! serve.
 
 use super::fmt::{push_f64, push_str, push_timestamp};
 use super::rng::{hash, unit};
 use super::world::{Breach, Database, Host, Partition};
+use crate::flavour::{Flavour, Operation};
 
 /// The shape of a series.
 #[derive(Debug, Clone, Copy)]
@@ -255,6 +263,46 @@ pub(crate) const DATABASE_METRICS: &[MetricDef] = &[
     db("DATABASE_OBJECT_COUNT", "SCALAR", Kind::DbObjects),
 ];
 
+/// How a flavour serves one metric of the catalog: its name there, its units there, and the
+/// factor from the catalog's units to those.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Face {
+    pub name: &'static str,
+    pub units: &'static str,
+    pub factor: f64,
+}
+
+impl Face {
+    /// How `flavour` serves `m` for the measurements operation `op`, or `None` when it has no
+    /// such measurement.
+    pub(crate) fn of(flavour: Flavour, op: Operation, m: &MetricDef) -> Option<Face> {
+        let name = flavour.measurement_name(op, m.name).ok()?;
+        let (units, factor) = match flavour {
+            Flavour::Atlas => atlas_units(m.units),
+            _ => (m.units, 1.0),
+        };
+        Some(Face {
+            name,
+            units,
+            factor,
+        })
+    }
+}
+
+/// Atlas's units (its specification's enum: `BYTES`, `BYTES_PER_SECOND`, `GIGABYTES`,
+/// `GIGABYTES_PER_HOUR`, `MEGABYTES_PER_SECOND`, `MICROSECONDS`, `MILLISECONDS`, `PERCENT`,
+/// `SCALAR`, `SCALAR_PER_SECOND`) for the catalog's, with the factor between them.
+fn atlas_units(units: &'static str) -> (&'static str, f64) {
+    match units {
+        "KILOBYTES" => ("BYTES", 1024.0),
+        "MEGABYTES" => ("BYTES", 1024.0 * 1024.0),
+        "SECONDS" => ("MILLISECONDS", 1e3),
+        "MINUTES" => ("MILLISECONDS", 6e4),
+        "HOURS" => ("MILLISECONDS", 3.6e6),
+        other => (other, 1.0),
+    }
+}
+
 /// Business-hours load in [0, 1]: a bump between 07:00 and 21:00 UTC, lower at weekends.
 fn busy(t: i64, granularity: i64) -> f64 {
     if granularity >= 86_400 {
@@ -464,16 +512,15 @@ impl Source<'_> {
     }
 }
 
-/// Appends the `measurements` array for the given metrics (indices into `catalog`) and the
-/// aligned timestamps `first..=last` stepping by `step` seconds.
-/// `name` gives the name a series is served under (the flavour's).
+/// Appends the `measurements` array for the given metrics (indices into `catalog`, each with
+/// the [`Face`] it is served with: the flavour's name, units and factor) and the aligned
+/// timestamps `first..=last` stepping by `step` seconds.
 pub(crate) fn render_measurements(
     out: &mut Vec<u8>,
     src: &Source<'_>,
     catalog: &[MetricDef],
-    metrics: &[usize],
+    metrics: &[(usize, Face)],
     (first, last, step): (i64, i64, i64),
-    name: impl Fn(&MetricDef) -> &'static str,
 ) {
     let mut buf = ryu::Buffer::new();
     let key = src.key();
@@ -490,7 +537,7 @@ pub(crate) fn render_measurements(
     }
     const TS: usize = 20; // "YYYY-MM-DDTHH:MM:SSZ"
     out.push(b'[');
-    for (k, &mi) in metrics.iter().enumerate() {
+    for (k, &(mi, face)) in metrics.iter().enumerate() {
         let m = &catalog[mi];
         let hf = Source::level(key, mi as u64);
         if k > 0 {
@@ -511,15 +558,16 @@ pub(crate) fn render_measurements(
                 src.value(key, hf, m, mi as u64, t, step, cycle[i])
             };
             match v {
+                Some(v) if face.factor != 1.0 => push_f64(out, &mut buf, v * face.factor),
                 Some(v) => push_f64(out, &mut buf, v),
                 None => out.extend_from_slice(b"null"),
             }
             out.push(b'}');
         }
         out.extend_from_slice(b"],\"name\":");
-        push_str(out, name(m));
+        push_str(out, face.name);
         out.extend_from_slice(b",\"units\":");
-        push_str(out, m.units);
+        push_str(out, face.units);
         out.push(b'}');
     }
     out.push(b']');

@@ -400,3 +400,35 @@ async fn every_metric_alert_shows_its_series_crossing_its_threshold() {
     // The flapping configuration's alerts (and the newest disk alerts) are read at minutes.
     assert!(at_minutes >= 16, "{at_minutes}");
 }
+
+#[tokio::test]
+async fn on_atlas_a_replica_set_alerts_events_are_asked_as_the_events_operation() {
+    use crate::flavours::{api_requests, client_of, sim_of};
+    let sim = sim_of(opsapi::Flavour::Atlas);
+    let c = client_of(&sim);
+    let truth = sim.alert_truth().replica_set_alerts[0].clone();
+    let g = &truth.group_id;
+    let alert = c.alerts().get(g, &truth.alert_id).await.unwrap();
+    sim.clear_requests();
+
+    let ctx = c
+        .alerts()
+        .context(&alert, &ContextOptions::new())
+        .await
+        .unwrap();
+
+    assert!(!ctx.events.is_empty(), "the seeded window has events");
+    // The events request goes as `events.list` does: Atlas's versioned media type (a plain
+    // `application/json` is answered 406 there), and the events endpoint set's pace.
+    let events: Vec<_> = api_requests(&sim)
+        .into_iter()
+        .filter(|r| r.path.ends_with("/events"))
+        .collect();
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        (events[0].accept.as_deref(), events[0].status),
+        (Some("application/vnd.atlas.2023-01-01+json"), 200)
+    );
+    let req = opsapi::api::alerts::context::events_request(g, ctx.start, ctx.end).unwrap();
+    assert_eq!(req.operation.endpoint_set(), opsapi::EndpointSet::Events);
+}

@@ -1,9 +1,14 @@
 from __future__ import annotations
 
+import os
+import shutil
 import socket
+import tempfile
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
+from _atlas_spec import Reader, Spec, check_all
 
 import opsapi
 from opsapi.testing import Simulator
@@ -13,6 +18,48 @@ from opsapi.testing import Simulator
 # test advances the clock. Chosen so that the first host of seed 0 has no missed sample in the
 # 24 hours before it (tests/python/test_interop.py counts them); other series do have gaps there.
 FIXED_NOW = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
+
+
+# The spec check (_atlas_spec.py): every Atlas simulator of the session, in this process or
+# a child, records its exchanges in this folder, and what a test's simulators recorded is
+# checked against Atlas's OpenAPI specification when the test ends.
+_EXCHANGES = Path(tempfile.mkdtemp(prefix="opsapi-exchanges-"))
+os.environ["OPSAPI_SIM_EXCHANGES"] = str(_EXCHANGES)
+_READER = Reader(_EXCHANGES)
+_SPEC: list[Spec] = []  # loaded at the first exchange
+
+
+def _spec_problems() -> list[str]:
+    exchanges = _READER.new()
+    if not exchanges:
+        return []
+    if not _SPEC:
+        _SPEC.append(Spec())
+    return check_all(_SPEC[0], exchanges)
+
+
+@pytest.fixture(autouse=True)
+def _atlas_exchanges_follow_the_spec():
+    """Fails a test whose Atlas simulators were asked or answered what Atlas's OpenAPI
+    specification does not allow (checked when the test's own simulators have stopped)."""
+    yield
+    problems = _spec_problems()
+    if problems:
+        pytest.fail(
+            f"{len(problems)} exchange(s) with an Atlas simulator break Atlas's OpenAPI "
+            "specification (tests/python/_atlas_spec.py):\n" + "\n".join(problems[:20]),
+            pytrace=False,
+        )
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """What simulators recorded after the last test's check (a module's shared one stopping)
+    fails the session too; then the folder goes."""
+    problems = _spec_problems()
+    if problems:
+        print("\nAtlas spec check, after the last test:\n" + "\n".join(problems[:20]))
+        session.exitstatus = 1
+    shutil.rmtree(_EXCHANGES, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -67,12 +67,20 @@ class Ids:
         self.p = db["partition_name"]
         self.d = db["database_name"]
         self.e = next(e["id"] for e in w["events"] if e["group_id"] == self.g)
+        agents = {c["id"] for c in w["alert_configs"]
+                  if c["event_type_name"] in ATLAS_LACKS["alert types"]}  # fmt: skip
         self.c = next(
             a["alert_config_id"]
             for a in w["alerts"]
-            if a["status"] == "OPEN" and a["group_id"] == self.g
+            if a["status"] == "OPEN"
+            and a["group_id"] == self.g
+            and a["alert_config_id"] not in agents
         )
-        self.a = next(a["id"] for a in w["project_alerts"] if a["group_id"] == self.g)
+        self.a = next(
+            a["id"]
+            for a in w["project_alerts"]
+            if a["group_id"] == self.g and a["alert_config_id"] not in agents
+        )
         self.hosts = "processes" if atlas else "hosts"
         self.api = "/api/atlas/v2" if atlas else "/api/public/v1.0"
 
@@ -81,6 +89,32 @@ class Ids:
         return self.api + template.format(
             g=self.g, h=enc, p=self.p, d=self.d, e=self.e, c=self.c, a=self.a, hosts=self.hosts
         )
+
+
+# What the simulator's world holds that Atlas does not have, and so does not serve: standalone
+# processes, Ops Manager's agent alerts (and their configurations), two database measurements;
+# and the alert metric Atlas names its own way.
+ATLAS_LACKS = {
+    "host types": {"STANDALONE"},
+    "alert types": {"MONITORING_AGENT_DOWN", "BACKUP_AGENT_DOWN"},
+    "database measurements": {"DATABASE_WRITE_LOCK_PERCENTAGE", "DATABASE_FILE_SIZE"},
+}
+ATLAS_ALERT_METRICS = {"OPLOG_REPLICATION_LAG_TIME": "OPLOG_SLAVE_LAG_MASTER_TIME"}
+
+
+def as_atlas(op: str, result: Any) -> Any:
+    """An Ops Manager result as Atlas gives it (:data:`ATLAS_LACKS`)."""
+    if op == "hosts.list":
+        return [h for h in result if h[2] not in ATLAS_LACKS["host types"]]
+    if op in ("alerts.list", "alert_configs.list"):
+        return [
+            (*x[:-2], ATLAS_ALERT_METRICS.get(x[-2], x[-2]), x[-1])
+            for x in result
+            if x[-1] not in ATLAS_LACKS["alert types"]
+        ]
+    if op == "measurements.database":
+        return [r for r in result if r["measurement"] not in ATLAS_LACKS["database measurements"]]
+    return result
 
 
 def _hosts(hs: Any) -> list[tuple[Any, ...]]:
@@ -151,7 +185,7 @@ READS: dict[str, tuple[Callable[..., Any], str, Any, Callable[[Any], Any]]] = {
         lambda c, i: c.alerts.list(i.g),
         "/groups/{g}/alerts",
         PAGE1,
-        lambda r: [(a.id, a.status, a.metric_name) for a in r],
+        lambda r: [(a.id, a.status, a.metric_name, a.event_type_name) for a in r],
     ),
     "alerts.get": (
         lambda c, i: c.alerts.get(i.g, i.a),
@@ -163,7 +197,9 @@ READS: dict[str, tuple[Callable[..., Any], str, Any, Callable[[Any], Any]]] = {
         lambda c, i: c.alert_configs.list(i.g),
         "/groups/{g}/alertConfigs",
         PAGE1,
-        lambda r: [x.id for x in r],
+        lambda r: [
+            (x.id, (x.metric_threshold or {}).get("metricName"), x.event_type_name) for x in r
+        ],  # fmt: skip
     ),
     "alert_configs.open_alerts": (
         lambda c, i: c.alert_configs.open_alerts(i.g, i.c),
@@ -209,7 +245,7 @@ async def test_each_flavour_sends_its_request_sync_and_async(sims, clients, op):
             results.setdefault(flavour, []).append(summary(got))
     assert results["ops-manager"][0] == results["ops-manager"][1]
     assert results["cloud-manager"] == results["ops-manager"]
-    assert results["atlas"] == results["ops-manager"]
+    assert results["atlas"] == [as_atlas(op, r) for r in results["ops-manager"]]
 
 
 LACKING = [
@@ -480,6 +516,11 @@ async def test_a_token_expiring_in_the_middle_of_a_fleet_pull_costs_one_more(use
         assert refused and len(measured) == len(targets) + len(refused)
 
 
+def _atlas_processes(sims: dict[str, Simulator]) -> list[str]:
+    """The processes the Atlas simulator serves: the world's hosts but its standalones."""
+    return sorted({t["process_id"] for t in sims["atlas"].partition_truth()})
+
+
 def _fleet(sim: Simulator, client: opsapi.Client, kind: str) -> pl.DataFrame:
     truth = sim.partition_truth()
     host = "process_id" if sim.flavour == "atlas" else "host_id"
@@ -509,10 +550,12 @@ def test_the_same_world_gives_the_same_frames_and_capacity_findings_through_each
         for f, s in sims.items()
     }
     om_hosts, om_disks = frames["ops-manager"]
+    # Atlas serves the world without its standalones (ATLAS_LACKS): the same frames of the rest.
+    served = pl.col("process_id").cast(pl.String).is_in(_atlas_processes(sims))
     for flavour, (hosts, disks) in frames.items():
         assert hosts.schema == om_hosts.schema and disks.schema == om_disks.schema
         want_hosts, want_disks = (
-            (as_processes(om_hosts), as_processes(om_disks))
+            (as_processes(om_hosts.filter(served)), as_processes(om_disks.filter(served)))
             if flavour == "atlas"
             else (om_hosts, om_disks)
         )
@@ -520,31 +563,31 @@ def test_the_same_world_gives_the_same_frames_and_capacity_findings_through_each
         pl.testing.assert_frame_equal(disks, want_disks, categorical_as_str=True)
     # The capacity analysis finds the same: the same disks, the same dates.
     keys = ["group_id", "host_id", "partition_name"]
-    om = as_processes(capacity.disk_forecast(om_disks, window="14d")).sort(keys)
+    om = as_processes(capacity.disk_forecast(om_disks.filter(served), window="14d")).sort(keys)
     atlas = capacity.disk_forecast(frames["atlas"][1], window="14d").sort(keys)
     pl.testing.assert_frame_equal(atlas, om, categorical_as_str=True)
     fast = om.filter(pl.col("days_to_full").is_not_null())
     assert fast.height > 0
     # One notebook, a mixed fleet: the frames of two flavours concatenate as they are.
-    assert pl.concat([om_disks, frames["atlas"][1]]).height == 2 * om_disks.height
+    atlas_disks = frames["atlas"][1]
+    assert pl.concat([om_disks, atlas_disks]).height == om_disks.height + atlas_disks.height
 
 
 def test_headroom_finds_the_same_through_atlas(sims, clients):
     """The capacity notebook's analysis (``headroom_inputs`` then ``headroom``) against Atlas
     finds what it finds against Ops Manager: every resource of every host, replica set and
     shard, the seeded findings, and the shard growing faster than the others, with hosts named
-    by their process ids. The cache series come back under Atlas's names and are read as Ops
-    Manager's. Atlas's processes do not name their cluster: a sharded cluster is its shards'
-    common stem, without its mongos and config servers; its config servers are a scope of
-    their own all the same (their replica set), its mongos hosts of their own."""
+    by their process ids. The frames carry the same names through both (the replication lag is
+    asked of Atlas as OPLOG_REPLICATION_LAG). Atlas's processes do not name their cluster: a
+    sharded cluster is its shards' common stem, without its mongos and config servers; its
+    config servers are a scope of their own all the same (their replica set), its mongos hosts
+    of their own."""
     process = {t["host_id"]: t["process_id"] for t in sims["ops-manager"].partition_truth()}
     found = {}
     for flavour in ("ops-manager", "atlas"):
         inputs = capacity.headroom_inputs(clients[flavour][0], window="14d")
-        if flavour == "atlas":
-            cache = set(inputs.host_frame["measurement"].cast(pl.String).unique())
-            assert {"CACHE_USAGE_USED", "CACHE_USAGE_DIRTY"} <= cache
-            assert not {"CACHE_USED_BYTES", "CACHE_DIRTY_BYTES"} & cache
+        names = set(inputs.host_frame["measurement"].cast(pl.String).unique())
+        assert names == set(capacity.HEADROOM_HOST_METRICS), flavour
         found[flavour] = capacity.headroom(*inputs, now=FIXED_NOW)
 
     def as_processes(frame: pl.DataFrame) -> pl.DataFrame:
@@ -552,6 +595,9 @@ def test_headroom_finds_the_same_through_atlas(sims, clients):
         return frame.with_columns(pl.col(c).cast(pl.String).replace(process) for c in text)
 
     om, atlas = as_processes(found["ops-manager"]), as_processes(found["atlas"])
+    # Atlas serves the world without its standalones (ATLAS_LACKS): the same findings of the rest.
+    standalones = set(process.values()) - set(_atlas_processes(sims))
+    om = om.filter(~pl.col("scope").is_in(standalones) & ~pl.col("member").is_in(standalones))
     # The cluster's scopes (its own, its mongos') are keyed by the cluster, which Atlas's
     # processes do not name; Atlas's mongos are then hosts, said as mongos all the same.
     sets = ~pl.col("scope_kind").is_in(["cluster", "mongos"])
@@ -569,10 +615,18 @@ def test_headroom_finds_the_same_through_atlas(sims, clients):
         atlas.filter(growth).select(keep).sort("group_id"),
         om.filter(growth).select(keep).sort("group_id"),
     )
+    # Every seeded finding of the hosts each serves (the world seeds some on its standalones,
+    # which Atlas does not have; `om` is already without them).
+    truth = sims["ops-manager"].headroom_truth()
+    seeded = {t["resource"] for t in truth if not set(t["members"]) & standalones}
     for frame in (om, atlas):
         flagged = frame.filter(pl.col("status").is_in(["critical", "warning", "watch"]))
-        seeded = {t["resource"] for t in sims["ops-manager"].headroom_truth()}
         assert seeded <= set(flagged["resource"]), (seeded, flagged)
+    assert {t["resource"] for t in truth} <= set(
+        as_processes(found["ops-manager"]).filter(
+            pl.col("status").is_in(["critical", "warning", "watch"])
+        )["resource"]
+    )
 
 
 def test_the_simulators_flavour_and_its_command_line():

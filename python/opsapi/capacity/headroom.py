@@ -89,8 +89,9 @@ def headroom_inputs(
     """Pulls what :func:`headroom` reads from a client: every host of ``group_ids`` (default:
     every project the key sees), the host measurements of :data:`HEADROOM_HOST_METRICS` and
     the disk measurements of :data:`HEADROOM_DISK_METRICS` over ``window``, one fleet pull
-    each. On Atlas the two cache series are asked by Atlas's names
-    (:data:`~opsapi.capacity.resources.ATLAS_NAMES`), which :func:`headroom` reads as well.
+    each. The client asks each flavour in its own names, as many a request as it takes (on
+    Atlas at most 10, so the host measurements take two), and the frames carry one set of
+    names whatever the flavour.
 
     ``history`` (longer than ``window``) pulls that much instead: :func:`headroom` still fits
     on ``window``, and backtests its forecasts on the rest, so that its intervals come from
@@ -115,11 +116,8 @@ def headroom_inputs(
     )  # fmt: skip
     host_targets = [(h.group_id, h.id) for h in hosts]
     disk_targets = [(g, h, p) for g, h in host_targets for p in client.hosts.partitions(g, h)]
-    # Atlas names two of them its own way (the client asks by the server's names).
-    atlas = getattr(client, "flavour", "ops-manager") == "atlas"
-    host_metrics = [resources.ATLAS_NAMES.get(m, m) if atlas else m for m in HEADROOM_HOST_METRICS]
     host_frame = client.measurements.fleet(
-        host_targets, granularity=granularity, period=period, metrics=host_metrics
+        host_targets, granularity=granularity, period=period, metrics=HEADROOM_HOST_METRICS
     )
     disk_frame = client.measurements.fleet(
         disk_targets, granularity=granularity, period=period, metrics=HEADROOM_DISK_METRICS

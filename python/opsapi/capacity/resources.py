@@ -17,8 +17,6 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from opsapi._native import ATLAS_MEASUREMENT_NAMES
-
 from ._common import _keyed
 
 __all__ = [
@@ -36,12 +34,6 @@ __all__ = [
 _SECONDS = {"MILLISECONDS": 1e-3, "SECONDS": 1.0, "MINUTES": 60.0, "HOURS": 3600.0, "DAYS": 86400.0}
 _BYTES = {"BYTES": 1.0, "KILOBYTES": 1024.0, "MEGABYTES": 1024.0**2, "GIGABYTES": 1024.0**3}
 _HOST = ["group_id", "host_id"]
-
-
-#: The host measurements Atlas names differently: Ops Manager's name -> Atlas's (the same
-#: series; the crate's table). :func:`cache` reads either; :func:`opsapi.capacity.headroom_inputs`
-#: asks a client by the names of its flavour.
-ATLAS_NAMES: dict[str, str] = dict(ATLAS_MEASUREMENT_NAMES)
 
 
 def _points(frame: pl.DataFrame | pl.LazyFrame, names: Sequence[str]) -> pl.LazyFrame:
@@ -138,11 +130,8 @@ def cache(frame: pl.DataFrame | pl.LazyFrame, *, limit: float) -> pl.LazyFrame:
 
         >>> cache(host_frame, limit=20.0).collect()   # doctest: +SKIP
     """
-    # Atlas's names of the two byte series (the same series: CACHE_USAGE_DIRTY and _USED).
-    atlas = {v: k for k, v in ATLAS_NAMES.items()}
     names = ["DIRTY_FILL_RATIO", "CACHE_FILL_RATIO", "CACHE_DIRTY_BYTES", "CACHE_USED_BYTES"]
-    p = _points(frame, [*names, *atlas])
-    p = p.with_columns(pl.col("measurement").replace(atlas)).with_columns(
+    p = _points(frame, names).with_columns(
         value=pl.when(pl.col("units") == "PERCENT")
         .then(pl.col("value"))
         .otherwise(_scaled(_BYTES, 1.0))

@@ -33,11 +33,18 @@ const OPERATIONS: [(Operation, &str, &str); 3] = [
     ),
 ];
 
-fn fixture(path: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(path);
-    serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
+/// A vendored catalog, or `None` in the published crate, which does not ship them (their
+/// licence, CC BY-NC-SA, is not the crate's: `tests/fixtures/atlas-openapi/README.md`). In the
+/// repository (where `pyproject.toml` is, which the crate does not ship either) a missing
+/// catalog fails the test.
+fn fixture(path: &str) -> Option<Value> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join("tests/fixtures").join(path);
+    if !path.exists() && !root.join("pyproject.toml").exists() {
+        eprintln!("skipped: {} is not shipped in the crate", path.display());
+        return None;
+    }
+    Some(serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap())
 }
 
 fn strings(v: &Value) -> Vec<String> {
@@ -99,8 +106,12 @@ fn m_of(r: &opsapi::sim::RequestRecord) -> Vec<String> {
 
 #[test]
 fn the_tables_are_the_documented_catalogs() {
-    let catalog = fixture("ops-manager-measurements/measurement-types.json");
-    let spec = fixture("atlas-openapi/spec.json");
+    let (Some(catalog), Some(spec)) = (
+        fixture("ops-manager-measurements/measurement-types.json"),
+        fixture("atlas-openapi/spec.json"),
+    ) else {
+        return;
+    };
     for (op, kind, name) in OPERATIONS {
         // Ops Manager's: the catalog's sections, in order, each name once.
         let mut om: Vec<String> = Vec::new();
@@ -137,7 +148,9 @@ fn the_tables_are_the_documented_catalogs() {
 
 #[tokio::test]
 async fn each_simulator_serves_only_its_flavours_names_and_units() {
-    let spec = fixture("atlas-openapi/spec.json");
+    let Some(spec) = fixture("atlas-openapi/spec.json") else {
+        return;
+    };
     let units = strings(
         &spec["components"]["schemas"]["MetricsMeasurement_Atlas"]["properties"]["units"]["enum"],
     );

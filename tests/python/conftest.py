@@ -4,8 +4,10 @@ import os
 import shutil
 import socket
 import tempfile
+from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _atlas_spec import Reader, Spec, check_all
@@ -178,3 +180,33 @@ def ids(sim):
     configs = c.alert_configs.list(g)
     events = c.events.list(g)
     return {"group": g, "hosts": hosts, "alerts": alerts, "configs": configs, "events": events}
+
+
+# ---- One simulator per flavour (tests/python/test_flavours*.py) -----------------------------
+
+FLAVOURS = ("ops-manager", "cloud-manager", "atlas")
+TOKEN = "/api/oauth/token"
+
+
+@pytest.fixture(scope="module")
+def sims():
+    """One simulator per flavour, the same seeded world (read only: a test that writes or
+    moves a clock starts its own)."""
+    with ExitStack() as stack:
+        yield {f: stack.enter_context(Simulator(now=FIXED_NOW, flavour=f)) for f in FLAVOURS}
+
+
+@pytest.fixture(scope="module")
+def clients(sims):
+    """A Client and an AsyncClient of each flavour, kept for the module: an Atlas client buys
+    one token for all its calls (the token endpoint allows 10 a minute)."""
+    return {f: (s.client(max_retries=0), s.async_client(max_retries=0)) for f, s in sims.items()}
+
+
+def api_requests(sim: Simulator) -> list[dict[str, Any]]:
+    """Requests to the API that passed authentication (not the token endpoint)."""
+    return [r for r in sim.requests() if r["authorized"] and r["path"] != TOKEN]
+
+
+def token_requests(sim: Simulator) -> list[dict[str, Any]]:
+    return [r for r in sim.requests() if r["path"] == TOKEN]

@@ -125,7 +125,7 @@ def test_sixteen_dask_workers_pulling_a_fleet_buy_one_token(fixed_now, tmp_path)
     from opsapi import dask as odask
 
     workers = 16
-    with Simulator(flavour="atlas", projects=2, hosts_per_project=16, now=fixed_now) as sim:
+    with Simulator(flavour="atlas", projects=2, hosts_per_project=24, now=fixed_now) as sim:
         # The targets from the simulator's truth: this process asks the server nothing.
         targets = sorted({(p["group_id"], p["process_id"]) for p in sim.partition_truth()})
         assert len(targets) >= 2 * workers

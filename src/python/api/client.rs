@@ -212,13 +212,22 @@ fn atlas_key(
     }
 }
 
+/// Both client classes, with the resources of the table ([`super::resources!`]): the sync one
+/// gets the sync handles, the async one the async handles.
+macro_rules! client_classes {
+    ($(#[$sync_meta:meta])* $sync_client:ident, $(#[$async_meta:meta])* $async_client:ident {
+        $($(#[doc = $doc:literal])* $getter:ident: $sync:ident, $async:ident;)*
+    }) => {
+        client_class!($(#[$sync_meta])* $sync_client { $($(#[doc = $doc])* $getter: $sync;)* });
+        client_class!($(#[$async_meta])* $async_client { $($(#[doc = $doc])* $getter: $async;)* });
+    };
+}
+
 /// The constructor, `from_env` and the handles of one client class (the sync and the async
 /// one differ only in their handles' classes).
 macro_rules! client_class {
     ($(#[$meta:meta])* $name:ident {
-        access_list: $al:ident, global_alerts: $ga:ident, alert_configs: $ac:ident,
-        hosts: $ho:ident, measurements: $me:ident, events: $ev:ident, groups: $gr:ident,
-        alerts: $pa:ident
+        $($(#[doc = $doc:literal])* $getter:ident: $handle:ident;)*
     }) => {
         $(#[$meta])*
         #[pyclass(frozen, module = "opsapi._native")]
@@ -371,46 +380,13 @@ macro_rules! client_class {
             fn server_time(&self) -> chrono::DateTime<chrono::Utc> {
                 self.client.server_time()
             }
-            /// The global API access list.
-            #[getter]
-            fn access_list(&self) -> $al {
-                $al { client: self.client.clone() }
-            }
-            /// Global alerts: list, iterate, acknowledge.
-            #[getter]
-            fn global_alerts(&self) -> $ga {
-                $ga { client: self.client.clone() }
-            }
-            /// Project alerts: list, acknowledge, every project at once, in context.
-            #[getter]
-            fn alerts(&self) -> $pa {
-                $pa { client: self.client.clone() }
-            }
-            /// Alert configurations and their open alerts.
-            #[getter]
-            fn alert_configs(&self) -> $ac {
-                $ac { client: self.client.clone() }
-            }
-            /// Hosts of a project.
-            #[getter]
-            fn hosts(&self) -> $ho {
-                $ho { client: self.client.clone() }
-            }
-            /// Measurements and fleet pulls.
-            #[getter]
-            fn measurements(&self) -> $me {
-                $me { client: self.client.clone() }
-            }
-            /// Project events.
-            #[getter]
-            fn events(&self) -> $ev {
-                $ev { client: self.client.clone() }
-            }
-            /// Projects.
-            #[getter]
-            fn groups(&self) -> $gr {
-                $gr { client: self.client.clone() }
-            }
+            $(
+                $(#[doc = $doc])*
+                #[getter]
+                fn $getter(&self) -> $handle {
+                    $handle { client: self.client.clone() }
+                }
+            )*
             fn __repr__(&self) -> String {
                 format!(
                     "{}(base_url={:?}, flavour={:?})",
@@ -423,28 +399,17 @@ macro_rules! client_class {
     };
 }
 
-client_class! {
+super::resources!(client_classes!(
     /// A client of the Deployment Operations Public API, for scripts and notebooks: every call
     /// waits for its answer (with the GIL released). Safe to share between threads.
     ///
     /// >>> client = opsapi.Client("https://om.example.com:8443", PUBLIC_KEY, PRIVATE_KEY)  # doctest: +SKIP
     /// >>> client.hosts.list(group_id)[0].hostname  # doctest: +SKIP
-    Client {
-        access_list: AccessList, global_alerts: GlobalAlerts, alert_configs: AlertConfigs,
-        hosts: Hosts, measurements: MeasurementsApi, events: Events, groups: Groups,
-        alerts: Alerts
-    }
-}
-
-client_class! {
+    Client,
     /// The asyncio client: the same constructor and methods as `Client`, and every method that
     /// talks to the server is a coroutine. Works from any event loop.
     ///
     /// >>> client = opsapi.AsyncClient("https://om.example.com:8443", PUBLIC_KEY, PRIVATE_KEY)  # doctest: +SKIP
     /// >>> hosts = await client.hosts.list(group_id)  # doctest: +SKIP
-    AsyncClient {
-        access_list: AsyncAccessList, global_alerts: AsyncGlobalAlerts,
-        alert_configs: AsyncAlertConfigs, hosts: AsyncHosts, measurements: AsyncMeasurementsApi,
-        events: AsyncEvents, groups: AsyncGroups, alerts: AsyncAlerts
-    }
-}
+    AsyncClient
+));

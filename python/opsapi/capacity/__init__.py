@@ -6,12 +6,14 @@ partition_name, database_name, measurement, units, timestamp, value``) and retur
 DataFrame.
 Null data points are ignored; no function loops over rows in Python.
 
-- :func:`disk_forecast` (``disk.py``): when each partition reaches 80 %, 90 %, full;
+- :func:`disk_forecast` (``disk.py``): when each partition reaches 80 %, 90 %, full, each
+  date with its 80 % interval;
 - :func:`database_growth` (``databases.py``): which databases grow, on which disk;
 - :func:`headroom` (``headroom.py``; one function per resource in ``resources.py``, the roll-ups
   in ``rollup.py``): every resource of every host, rolled up per replica set, shard and
-  cluster, with the days left; :func:`headroom_summary` and :func:`headroom_table` say it
-  in a sentence and a table;
+  cluster, with the days left and their interval; :func:`headroom_summary` and
+  :func:`headroom_table` say it in a sentence and a table; :func:`oversized_deployments`
+  and, on Atlas, :func:`tier_down` say what could be smaller (``oversized.py``);
 - :func:`backtest` (``backtest.py``): how good those forecasts were on the fleet's own
   history, per resource and horizon (the intervals of every days-to-limit come from it; the
   trend of the peaks and the intervals themselves: ``trend.py``);

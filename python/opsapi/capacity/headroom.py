@@ -16,7 +16,6 @@ import polars as pl
 
 from opsapi._duration import parse_duration
 
-from . import resources
 from ._common import _MS_PER_DAY, _disk_points, _reference_now
 from .backtest import KEYS, MAX_SERIES, _check, resource_peaks, resource_quantiles, window_days
 from .disk import disk_forecast

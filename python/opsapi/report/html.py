@@ -127,6 +127,7 @@ ul.summary { padding-left: 0; } ul.summary li { margin: 4px 0; padding-left: 6px
   border-left: 4px solid #ccc; list-style: none; }
 ul.summary li.critical { border-color: #d62728; } ul.summary li.warning { border-color: #ff7f0e; }
 ul.summary li.watch { border-color: #e6c700; } ul.summary li.ok { border-color: #2ca02c; }
+ul.summary li.oversized { border-color: #4c78a8; }
 .asof { color: #666; font-size: 12px; }
 .scroll { overflow-x: auto; max-width: 100%; margin: 8px 0; }
 table { border-collapse: collapse; margin: 0; font-size: 13px; }

@@ -56,6 +56,7 @@ mod metrics;
 mod reply;
 mod retention;
 mod rng;
+pub mod seasonal;
 mod server;
 mod tls;
 mod world;

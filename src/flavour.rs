@@ -25,6 +25,9 @@
 use std::fmt;
 use std::str::FromStr;
 
+pub mod measurements;
+pub use measurements::{frame_measurement_name, ATLAS_MEASUREMENT_NAMES};
+
 /// A server flavour. [`crate::Client::flavour`] tells a client's.
 ///
 /// ```
@@ -47,6 +50,10 @@ pub enum Flavour {
     /// (OAuth 2 client credentials).
     Atlas,
 }
+
+/// The path of the Ops Manager and Cloud Manager API under the server's address
+/// (`opsapi::API_PATH`).
+pub const API_PATH: &str = "/api/public/v1.0";
 
 /// The path of the Atlas Admin API v2 under the server's address.
 pub const ATLAS_API_PATH: &str = "/api/atlas/v2";
@@ -71,7 +78,7 @@ impl Flavour {
     /// The API's path under the server's address.
     pub fn api_path(self) -> &'static str {
         match self {
-            Self::OpsManager | Self::CloudManager => crate::request::API_PATH,
+            Self::OpsManager | Self::CloudManager => API_PATH,
             Self::Atlas => ATLAS_API_PATH,
         }
     }
@@ -387,32 +394,6 @@ impl Operation {
             }
             Some("access_list") => "it has no global API access list",
             _ => "it has no such operation",
-        }
-    }
-}
-
-/// The host measurements Atlas names differently from Ops Manager and Cloud Manager (the same
-/// series): (Ops Manager's name, Atlas's).
-pub const ATLAS_MEASUREMENT_NAMES: [(&str, &str); 2] = [
-    ("CACHE_DIRTY_BYTES", "CACHE_USAGE_DIRTY"),
-    ("CACHE_USED_BYTES", "CACHE_USAGE_USED"),
-];
-
-impl Flavour {
-    /// The name this flavour gives the measurement Ops Manager calls `name`.
-    ///
-    /// ```
-    /// use opsapi::Flavour;
-    /// assert_eq!(Flavour::Atlas.measurement_name("CACHE_USED_BYTES"), "CACHE_USAGE_USED");
-    /// assert_eq!(Flavour::OpsManager.measurement_name("CACHE_USED_BYTES"), "CACHE_USED_BYTES");
-    /// ```
-    pub fn measurement_name(self, name: &str) -> &str {
-        match self {
-            Flavour::Atlas => ATLAS_MEASUREMENT_NAMES
-                .iter()
-                .find(|(om, _)| *om == name)
-                .map_or(name, |(_, atlas)| atlas),
-            _ => name,
         }
     }
 }

@@ -8,7 +8,7 @@ use futures_util::stream::{self, StreamExt};
 use polars::prelude::*;
 
 use crate::api::measurements::query::MeasurementsQuery;
-use crate::api::measurements::target::target_request;
+use crate::api::measurements::target::{fetch, target_request};
 use crate::client::Client;
 use crate::error::Result;
 use crate::frame::columns::Shape;
@@ -129,7 +129,7 @@ pub(crate) async fn pull(
     query: &MeasurementsQuery,
     options: &FleetOptions,
 ) -> Result<FleetResult> {
-    let requests = target_requests(targets, query)?;
+    let requests = target_requests(client, targets, query)?;
     let shape = options.shape;
     // Each target is fetched and decoded in a task of its own, so that decoding runs on
     // every worker thread, not only on the one driving this loop. The long frame is built
@@ -170,7 +170,7 @@ pub(crate) async fn pull_to_parquet(
     root: &std::path::Path,
     options: &FleetOptions,
 ) -> Result<ParquetPull> {
-    let requests = target_requests(targets, query)?;
+    let requests = target_requests(client, targets, query)?;
     let paths: Vec<std::path::PathBuf> = targets
         .iter()
         .map(|t| crate::parquet::parquet_path(root, t))
@@ -196,10 +196,19 @@ pub(crate) async fn pull_to_parquet(
     Ok(out)
 }
 
-/// The request of every target, all checked (query and identifiers) before any is sent.
-fn target_requests(targets: &[Target], query: &MeasurementsQuery) -> Result<Vec<Request>> {
+/// The request of every target as the client's flavour takes it, all checked (query,
+/// identifiers, and measurement names against the flavour's) before any is sent.
+fn target_requests(
+    client: &Client,
+    targets: &[Target],
+    query: &MeasurementsQuery,
+) -> Result<Vec<Request>> {
     query.validate()?;
-    targets.iter().map(|t| target_request(t, query)).collect()
+    let flavour = client.flavour();
+    targets
+        .iter()
+        .map(|t| target_request(t, query)?.for_flavour(flavour))
+        .collect()
 }
 
 /// The order targets are fetched in: round-robin over their projects, each project's targets
@@ -225,7 +234,11 @@ pub(crate) fn fetch_order(targets: &[Target]) -> Vec<usize> {
 
 /// Fetches every request in a task of its own, in `order` (at most `max_concurrency` at once,
 /// results in that order, with their index) and applies `then(index, result)` to each decoded
-/// result inside that task.
+/// result inside that task. Each is one target's measurements ([`target::fetch`]: a list of
+/// names longer than one request may carry on the client's flavour is asked in several and
+/// merged; series carry the frames' names).
+///
+/// [`target::fetch`]: crate::api::measurements::target::fetch
 pub(crate) fn spawned<T, F>(
     client: &Client,
     requests: Vec<Request>,
@@ -248,7 +261,7 @@ where
             let then = then.clone();
             async move {
                 let task = crate::paging::spawn_owned(async move {
-                    let m = client.send_decoded::<Measurements>(req).await?;
+                    let m = fetch(&client, req, false).await?;
                     then(i, m)
                 });
                 (i, task.await)

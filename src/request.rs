@@ -6,10 +6,8 @@ pub use reqwest::Method;
 use url::Url;
 
 use crate::error::{Error, Result};
+pub use crate::flavour::API_PATH;
 use crate::flavour::{Flavour, Operation};
-
-/// The path of the API under the server's address.
-pub const API_PATH: &str = "/api/public/v1.0";
 
 /// A request before it is sent: everything that makes it, and nothing that sends it.
 ///
@@ -17,9 +15,17 @@ pub const API_PATH: &str = "/api/public/v1.0";
 /// ...), so that what goes on the wire can be checked without a server:
 ///
 /// ```
-/// use opsapi::{api::global_alerts, Method};
+/// use opsapi::{api::global_alerts, Method, Operation};
 /// let req = global_alerts::get_request("5a0a/1").unwrap();
 /// assert_eq!((req.method, req.path.as_str()), (Method::GET, "/globalAlerts/5a0a%2F1"));
+/// assert_eq!(req.operation, Operation::GlobalAlertsGet);
+/// ```
+///
+/// A request is always of an [`Operation`]: every constructor takes one, so that no request
+/// can be sent without the flavour's path, media type and pace ([`Request::for_flavour`]).
+///
+/// ```compile_fail
+/// let untagged = opsapi::Request::get("/groups".to_string()); // no operation: does not build
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -36,8 +42,9 @@ pub struct Request {
     /// again for each attempt from the server's clock ([`crate::Client::server_time`]), in
     /// place of `body`, which shows it as of when the request was built.
     pub(crate) timed_body: Option<TimedBody>,
-    /// The operation it is (set by `<op>_request()`), which [`Request::for_flavour`] reads.
-    pub operation: Option<Operation>,
+    /// The operation it is (given by `<op>_request()` to its constructor), which
+    /// [`Request::for_flavour`] reads.
+    pub operation: Operation,
     /// Atlas: the version of the operation's versioned media type (`2023-01-01`), sent in
     /// `Accept` (and `Content-Type` with a body); `None` for plain `application/json`.
     pub version: Option<&'static str>,
@@ -81,31 +88,32 @@ impl PartialEq for TimedBody {
 }
 
 impl Request {
-    /// A GET of `path`.
-    pub fn get(path: String) -> Self {
+    /// A GET of `path`, the operation `operation`.
+    ///
+    /// ```
+    /// use opsapi::{Operation, Request};
+    /// let req = Request::get(Operation::GroupsList, "/groups".into());
+    /// assert_eq!((req.operation, req.path.as_str()), (Operation::GroupsList, "/groups"));
+    /// ```
+    pub fn get(operation: Operation, path: String) -> Self {
         Self {
             method: Method::GET,
             path,
             query: Vec::new(),
             body: None,
             timed_body: None,
-            operation: None,
+            operation,
             version: None,
             flavour: None,
             atlas_body: None,
         }
     }
 
-    /// Tags the request with the operation it is.
-    pub fn operation(mut self, operation: Operation) -> Self {
-        self.operation = Some(operation);
-        self
-    }
-
-    /// The request as `flavour` takes it: its path there (on Atlas, `processes` for `hosts`)
-    /// and its versioned media type; [`Error::Unsupported`] when the flavour lacks the
-    /// operation. The client applies it to every request it sends, so that nothing that
-    /// cannot work is sent. A request without an operation is sent as it is.
+    /// The request as `flavour` takes it: its path there (on Atlas, `processes` for `hosts`),
+    /// its versioned media type, and its measurement names (`m`) in the flavour's words, each
+    /// once; [`Error::Unsupported`] when the flavour lacks the operation, and
+    /// [`Error::InvalidArgument`] when it has no measurement of a name asked. The client applies it to every request it sends, so that nothing that
+    /// cannot work is sent.
     ///
     /// ```
     /// use opsapi::{api::global_alerts, Error, Flavour, GlobalAlertsQuery};
@@ -114,9 +122,7 @@ impl Request {
     /// assert!(matches!(e, Error::Unsupported { operation: "global_alerts.list", flavour: Flavour::Atlas }));
     /// ```
     pub fn for_flavour(mut self, flavour: Flavour) -> Result<Self> {
-        let Some(op) = self.operation else {
-            return Ok(self);
-        };
+        let op = self.operation;
         if !flavour.supports(op) {
             return Err(Error::Unsupported {
                 operation: op.name(),
@@ -126,6 +132,9 @@ impl Request {
         let from = self.flavour.unwrap_or_default();
         if let Some(path) = crate::flavour::path_for(from, flavour, op, &self.path) {
             self.path = path;
+        }
+        if !flavour.measurement_names(op).is_empty() {
+            self.query = measurement_query(flavour, op, std::mem::take(&mut self.query))?;
         }
         self.version = flavour.version(op);
         self.flavour = Some(flavour);
@@ -138,9 +147,11 @@ impl Request {
         Ok(self)
     }
 
-    /// Whether [`Request::for_flavour`] would change it (the client then sends a copy).
+    /// Whether [`Request::for_flavour`] has yet to be applied for `flavour` (the client then
+    /// sends a copy): a request as built (whose measurement names are not checked yet), or
+    /// one made for another flavour.
     pub(crate) fn needs_flavour(&self, flavour: Flavour) -> bool {
-        self.operation.is_some() && self.flavour.unwrap_or_default() != flavour
+        self.flavour != Some(flavour)
     }
 
     /// The `Accept` header: the versioned media type of Atlas
@@ -152,20 +163,20 @@ impl Request {
         }
     }
 
-    /// A DELETE of `path`.
-    pub fn delete(path: String) -> Self {
+    /// A DELETE of `path`, the operation `operation`.
+    pub fn delete(operation: Operation, path: String) -> Self {
         Self {
             method: Method::DELETE,
-            ..Self::get(path)
+            ..Self::get(operation, path)
         }
     }
 
-    /// A PATCH of `path` with a JSON body.
-    pub fn patch_json(path: String, body: &serde_json::Value) -> Self {
+    /// A PATCH of `path` with a JSON body, the operation `operation`.
+    pub fn patch_json(operation: Operation, path: String, body: &serde_json::Value) -> Self {
         Self {
             method: Method::PATCH,
             body: Some(body.to_string().into_bytes()),
-            ..Self::get(path)
+            ..Self::get(operation, path)
         }
     }
 
@@ -180,6 +191,29 @@ impl Request {
     pub fn url(&self, base_url: &str) -> Result<Url> {
         build_url(base_url, &self.path, &self.query)
     }
+}
+
+/// A measurements query as `flavour` takes it for `op`: each `m` in the flavour's name, once
+/// (Atlas's `m` is `uniqueItems`; a repeated name asks nothing more anywhere).
+fn measurement_query(
+    flavour: Flavour,
+    op: Operation,
+    query: Vec<(&'static str, String)>,
+) -> Result<Vec<(&'static str, String)>> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = Vec::with_capacity(query.len());
+    for (k, v) in query {
+        if k != "m" {
+            out.push((k, v));
+            continue;
+        }
+        let name = flavour.measurement_name(op, &v)?;
+        if !seen.contains(&name) {
+            seen.push(name);
+            out.push((k, name.to_string()));
+        }
+    }
+    Ok(out)
 }
 
 /// Characters kept as they are in a path segment: RFC 3986 unreserved. Everything else,

@@ -1,20 +1,53 @@
 # Stub of the native module (src/python). Checked by `python -m mypy.stubtest opsapi._native`.
-import builtins
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+# What the sync and the async class of a resource share is written once, in _twins.pyi.
+# (Over 600 lines: one module, one stub, which stubtest checks whole; most of it is the models'
+# fields, two lines each, which tests/python/test_stub.py holds to each model's `_fields`.)
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from datetime import datetime, timedelta
 from os import PathLike
-from typing import Any, ClassVar, Literal, NoReturn, Optional, Union, final, overload
+from typing import (
+    Any,
+    ClassVar,
+    Literal,
+    NoReturn,
+    Optional,
+    TypeVar,
+    Union,
+    final,
+    overload,
+    type_check_only,
+)
 
 import polars as pl
 
+from opsapi._twins import (
+    _AccessList,
+    _AlertConfigs,
+    _Alerts,
+    _Client,
+    _Events,
+    _GlobalAlerts,
+    _Groups,
+    _Hosts,
+    _MeasurementsApi,
+)
 from opsapi.exceptions import OpsApiError
 
 __version__: str
 # The long frame's key columns, in order (Categorical): crate::frame::LONG_KEY_COLUMNS.
 LONG_KEY_COLUMNS: tuple[str, ...]
-# The host measurements Atlas names differently, Ops Manager's name -> Atlas's:
-# crate::flavour::ATLAS_MEASUREMENT_NAMES.
+# The host measurements Atlas names differently, Ops Manager's name (which frames carry) ->
+# Atlas's: crate::flavour::ATLAS_MEASUREMENT_NAMES.
 ATLAS_MEASUREMENT_NAMES: dict[str, str]
+# The measurement names each flavour's server takes, flavour -> "host" | "disk" | "database" ->
+# names (Atlas's from its OpenAPI specification, Ops Manager's and Cloud Manager's from Ops
+# Manager's catalog), and how many one request may carry (None: no limit):
+# crate::flavour::measurements.
+MEASUREMENT_NAMES: dict[str, dict[str, list[str]]]
+MAX_MEASUREMENTS: dict[str, Optional[int]]
+# The flavour table's operations ("hosts.list", ...) and the flavours that have each, in the
+# table's order: crate::Operation::ALL.
+OPERATIONS: dict[str, tuple[_Flavour, ...]]
 
 _Timestamp = Union[datetime, str]
 _Duration = Union[str, timedelta]
@@ -27,35 +60,59 @@ _FleetResult = Union[pl.DataFrame, tuple[pl.DataFrame, pl.DataFrame]]
 def _shutdown() -> None: ...
 def parse_duration(text: _Duration) -> timedelta: ...
 def _sim_main(args: list[str]) -> int: ...
+def _sim_help() -> str: ...
+def _seasonal_cases(
+    n: int, *, seed: int, now: datetime, days: int, step_seconds: int, limit: float
+) -> tuple[pl.DataFrame, list[dict[str, Any]]]: ...
 def _check_targets(targets: Any, kind: Optional[str] = None) -> None: ...
+
+# ---- What every model and every list of them has ---------------------------------------------
+# (Stub-only bases: tests/python/test_stub.py checks that each class has every name of its base.)
+
+_ItemT = TypeVar("_ItemT")
+
+@type_check_only
+class _Model:
+    _fields: ClassVar[tuple[str, ...]]  # its fields, in order (crate::models::<model>_fields!)
+    def to_dict(self) -> dict[str, Any]: ...
+    def _repr_html_(self) -> str: ...
+
+@type_check_only
+class _ModelList(Sequence[_ItemT]):
+    """Every item of every page, and the frame of them (`to_polars`, Arrow)."""
+
+    @property
+    def total_count(self) -> int: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int, /) -> _ItemT: ...
+    @overload
+    def __getitem__(self, index: slice, /) -> list[_ItemT]: ...
+    def __iter__(self) -> Iterator[_ItemT]: ...
+    def to_polars(self) -> pl.DataFrame: ...
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
+    def _repr_html_(self) -> str: ...
 
 # ---- Links and nested objects ----------------------------------------------------------------
 
 @final
-class Link:
-    _fields: ClassVar[tuple[str, ...]]
+class Link(_Model):
     @property
     def rel(self) -> str: ...
     @property
     def href(self) -> str: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def _repr_html_(self) -> str: ...
 
 # ---- Global alerts and alert configurations (src/python/api/{global_alerts,alert_configs}.rs)
 
 @final
-class CurrentValue:
-    _fields: ClassVar[tuple[str, ...]]
+class CurrentValue(_Model):
     @property
     def number(self) -> Optional[float]: ...
     @property
     def units(self) -> Optional[str]: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def _repr_html_(self) -> str: ...
 
 @final
-class Alert:
-    _fields: ClassVar[tuple[str, ...]]
+class Alert(_Model):
     @property
     def id(self) -> Optional[str]: ...
     @property
@@ -102,22 +159,9 @@ class Alert:
     def tags(self) -> Optional[list[str]]: ...
     @property
     def links(self) -> list[Link]: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def _repr_html_(self) -> str: ...
 
 @final
-class AlertList(Sequence[Alert]):
-    @property
-    def total_count(self) -> int: ...
-    def __len__(self) -> int: ...
-    @overload
-    def __getitem__(self, index: int, /) -> Alert: ...
-    @overload
-    def __getitem__(self, index: slice, /) -> list[Alert]: ...
-    def __iter__(self) -> Iterator[Alert]: ...
-    def to_polars(self) -> pl.DataFrame: ...
-    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
-    def _repr_html_(self) -> str: ...
+class AlertList(_ModelList[Alert]): ...
 
 @final
 class AlertIterator:
@@ -136,88 +180,22 @@ class AsyncAlertIterator:
     def __anext__(self) -> Awaitable[Alert]: ...
 
 @final
-class GlobalAlerts:
-    def list(
-        self,
-        *,
-        status: Optional[str] = None,
-        created_on_or_after: Optional[_Timestamp] = None,
-        created_on_or_before: Optional[_Timestamp] = None,
-    ) -> AlertList: ...
-    def iter(
-        self,
-        *,
-        status: Optional[str] = None,
-        created_on_or_after: Optional[_Timestamp] = None,
-        created_on_or_before: Optional[_Timestamp] = None,
-    ) -> AlertIterator: ...
-    def get(self, alert_id: str) -> Alert: ...
-    def acknowledge(
-        self,
-        alert_id: str,
-        *,
-        until: Optional[_Timestamp] = None,
-        duration: Optional[_Duration] = None,
-        forever: Optional[bool] = None,
-        comment: Optional[str] = None,
-    ) -> Alert: ...
-    def unacknowledge(self, alert_id: str) -> Alert: ...
-    def acknowledge_many(
-        self,
-        alert_ids: Iterable[str],
-        *,
-        until: Optional[_Timestamp] = None,
-        duration: Optional[_Duration] = None,
-        forever: Optional[bool] = None,
-        comment: Optional[str] = None,
-    ) -> builtins.list[Union[Alert, OpsApiError]]: ...
-    def unacknowledge_many(
-        self, alert_ids: Iterable[str]
-    ) -> builtins.list[Union[Alert, OpsApiError]]: ...
+class GlobalAlerts(
+    _GlobalAlerts[AlertList, AlertIterator, Alert, list[Union[Alert, OpsApiError]]]
+): ...
 
 @final
-class AsyncGlobalAlerts:
-    def list(
-        self,
-        *,
-        status: Optional[str] = None,
-        created_on_or_after: Optional[_Timestamp] = None,
-        created_on_or_before: Optional[_Timestamp] = None,
-    ) -> Awaitable[AlertList]: ...
-    def iter(
-        self,
-        *,
-        status: Optional[str] = None,
-        created_on_or_after: Optional[_Timestamp] = None,
-        created_on_or_before: Optional[_Timestamp] = None,
-    ) -> AsyncAlertIterator: ...
-    def get(self, alert_id: str) -> Awaitable[Alert]: ...
-    def acknowledge(
-        self,
-        alert_id: str,
-        *,
-        until: Optional[_Timestamp] = None,
-        duration: Optional[_Duration] = None,
-        forever: Optional[bool] = None,
-        comment: Optional[str] = None,
-    ) -> Awaitable[Alert]: ...
-    def unacknowledge(self, alert_id: str) -> Awaitable[Alert]: ...
-    def acknowledge_many(
-        self,
-        alert_ids: Iterable[str],
-        *,
-        until: Optional[_Timestamp] = None,
-        duration: Optional[_Duration] = None,
-        forever: Optional[bool] = None,
-        comment: Optional[str] = None,
-    ) -> Awaitable[builtins.list[Union[Alert, OpsApiError]]]: ...
-    def unacknowledge_many(
-        self, alert_ids: Iterable[str]
-    ) -> Awaitable[builtins.list[Union[Alert, OpsApiError]]]: ...
+class AsyncGlobalAlerts(
+    _GlobalAlerts[
+        Awaitable[AlertList],
+        AsyncAlertIterator,
+        Awaitable[Alert],
+        Awaitable[list[Union[Alert, OpsApiError]]],
+    ]
+): ...
 
 @final
-class AlertConfig:
-    _fields: ClassVar[tuple[str, ...]]
+class AlertConfig(_Model):
     @property
     def id(self) -> Optional[str]: ...
     @property
@@ -240,18 +218,12 @@ class AlertConfig:
     def notifications(self) -> Optional[list[Any]]: ...
     @property
     def links(self) -> list[Link]: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def _repr_html_(self) -> str: ...
 
 @final
-class AlertConfigs:
-    def open_alerts(self, group_id: str, alert_config_id: str) -> AlertList: ...
-    def list(self, group_id: str) -> list[AlertConfig]: ...
+class AlertConfigs(_AlertConfigs[AlertList, list[AlertConfig]]): ...
 
 @final
-class AsyncAlertConfigs:
-    def open_alerts(self, group_id: str, alert_config_id: str) -> Awaitable[AlertList]: ...
-    def list(self, group_id: str) -> Awaitable[list[AlertConfig]]: ...
+class AsyncAlertConfigs(_AlertConfigs[Awaitable[AlertList], Awaitable[list[AlertConfig]]]): ...
 
 # ---- Project alerts and an alert in its context (src/python/api/alerts.rs) ------------------
 
@@ -292,100 +264,32 @@ class AlertContext:
 _Pair = tuple[str, str]
 
 @final
-class Alerts:
-    def list(self, group_id: str, *, status: Optional[str] = None) -> AlertList: ...
-    def iter(self, group_id: str, *, status: Optional[str] = None) -> AlertIterator: ...
-    def get(self, group_id: str, alert_id: str) -> Alert: ...
-    def acknowledge(
-        self,
-        group_id: str,
-        alert_id: str,
-        *,
-        until: Optional[_Timestamp] = None,
-        duration: Optional[_Duration] = None,
-        forever: Optional[bool] = None,
-        comment: Optional[str] = None,
-    ) -> Alert: ...
-    def unacknowledge(self, group_id: str, alert_id: str) -> Alert: ...
-    def acknowledge_many(
-        self,
-        pairs: Iterable[_Pair],
-        *,
-        until: Optional[_Timestamp] = None,
-        duration: Optional[_Duration] = None,
-        forever: Optional[bool] = None,
-        comment: Optional[str] = None,
-    ) -> builtins.list[Union[Alert, OpsApiError]]: ...
-    def unacknowledge_many(
-        self, pairs: Iterable[_Pair]
-    ) -> builtins.list[Union[Alert, OpsApiError]]: ...
-    def list_all(
-        self, *, status: Optional[str] = None, groups: Optional[Iterable[str]] = None
-    ) -> AlertList: ...
-    def context(
-        self,
-        alert: Alert,
-        *,
-        before: Optional[_Duration] = None,
-        after: Optional[_Duration] = None,
-        granularity: Optional[_Duration] = None,
-    ) -> AlertContext: ...
+class Alerts(
+    _Alerts[AlertList, AlertIterator, Alert, list[Union[Alert, OpsApiError]], AlertContext]
+): ...
 
 @final
-class AsyncAlerts:
-    def list(self, group_id: str, *, status: Optional[str] = None) -> Awaitable[AlertList]: ...
-    def iter(self, group_id: str, *, status: Optional[str] = None) -> AsyncAlertIterator: ...
-    def get(self, group_id: str, alert_id: str) -> Awaitable[Alert]: ...
-    def acknowledge(
-        self,
-        group_id: str,
-        alert_id: str,
-        *,
-        until: Optional[_Timestamp] = None,
-        duration: Optional[_Duration] = None,
-        forever: Optional[bool] = None,
-        comment: Optional[str] = None,
-    ) -> Awaitable[Alert]: ...
-    def unacknowledge(self, group_id: str, alert_id: str) -> Awaitable[Alert]: ...
-    def acknowledge_many(
-        self,
-        pairs: Iterable[_Pair],
-        *,
-        until: Optional[_Timestamp] = None,
-        duration: Optional[_Duration] = None,
-        forever: Optional[bool] = None,
-        comment: Optional[str] = None,
-    ) -> Awaitable[builtins.list[Union[Alert, OpsApiError]]]: ...
-    def unacknowledge_many(
-        self, pairs: Iterable[_Pair]
-    ) -> Awaitable[builtins.list[Union[Alert, OpsApiError]]]: ...
-    def list_all(
-        self, *, status: Optional[str] = None, groups: Optional[Iterable[str]] = None
-    ) -> Awaitable[AlertList]: ...
-    def context(
-        self,
-        alert: Alert,
-        *,
-        before: Optional[_Duration] = None,
-        after: Optional[_Duration] = None,
-        granularity: Optional[_Duration] = None,
-    ) -> Awaitable[AlertContext]: ...
+class AsyncAlerts(
+    _Alerts[
+        Awaitable[AlertList],
+        AsyncAlertIterator,
+        Awaitable[Alert],
+        Awaitable[list[Union[Alert, OpsApiError]]],
+        Awaitable[AlertContext],
+    ]
+): ...
 
 # ---- Hosts (src/python/api/hosts.rs) ---------------------------------------------------------
 
 @final
-class SystemInfo:
-    _fields: ClassVar[tuple[str, ...]]
+class SystemInfo(_Model):
     @property
     def mem_size_mb(self) -> Optional[int]: ...
     @property
     def num_cores(self) -> Optional[int]: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def _repr_html_(self) -> str: ...
 
 @final
-class Host:
-    _fields: ClassVar[tuple[str, ...]]
+class Host(_Model):
     @property
     def id(self) -> Optional[str]: ...
     @property
@@ -456,36 +360,15 @@ class Host:
     def system_info(self) -> Optional[SystemInfo]: ...
     @property
     def links(self) -> list[Link]: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def _repr_html_(self) -> str: ...
 
 @final
-class HostList(Sequence[Host]):
-    @property
-    def total_count(self) -> int: ...
-    def __len__(self) -> int: ...
-    @overload
-    def __getitem__(self, index: int, /) -> Host: ...
-    @overload
-    def __getitem__(self, index: slice, /) -> list[Host]: ...
-    def __iter__(self) -> Iterator[Host]: ...
-    def to_polars(self) -> pl.DataFrame: ...
-    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
-    def _repr_html_(self) -> str: ...
+class HostList(_ModelList[Host]): ...
 
 @final
-class Hosts:
-    def get(self, group_id: str, host_id: str) -> Host: ...
-    def list(self, group_id: str) -> HostList: ...
-    def partitions(self, group_id: str, host_id: str) -> builtins.list[str]: ...
-    def databases(self, group_id: str, host_id: str) -> builtins.list[str]: ...
+class Hosts(_Hosts[Host, HostList, list[str]]): ...
 
 @final
-class AsyncHosts:
-    def get(self, group_id: str, host_id: str) -> Awaitable[Host]: ...
-    def list(self, group_id: str) -> Awaitable[HostList]: ...
-    def partitions(self, group_id: str, host_id: str) -> Awaitable[builtins.list[str]]: ...
-    def databases(self, group_id: str, host_id: str) -> Awaitable[builtins.list[str]]: ...
+class AsyncHosts(_Hosts[Awaitable[Host], Awaitable[HostList], Awaitable[list[str]]]): ...
 
 # ---- Measurements and fleet pulls (src/python/api/measurements.rs) ---------------------------
 
@@ -529,166 +412,19 @@ class Measurements:
     def _repr_html_(self) -> str: ...
 
 @final
-class MeasurementsApi:
-    def host(
-        self,
-        group_id: str,
-        host_id: str,
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-    ) -> Measurements: ...
-    def disk(
-        self,
-        group_id: str,
-        host_id: str,
-        partition_name: str,
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-    ) -> Measurements: ...
-    def database(
-        self,
-        group_id: str,
-        host_id: str,
-        database_name: str,
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-    ) -> Measurements: ...
-    def fleet(
-        self,
-        targets: list[tuple[str, ...]],
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-        shape: Optional[str] = None,  # "long"
-        keep_going: Optional[bool] = None,
-        progress: _Progress = None,
-        kind: Optional[str] = None,  # "host", "disk" or "database"; None: from the tuples
-    ) -> _FleetResult: ...
-    def fleet_to_parquet(
-        self,
-        targets: list[tuple[str, ...]],
-        path: Union[str, PathLike[str]],
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-        keep_going: Optional[bool] = None,
-        progress: _Progress = None,
-        kind: Optional[str] = None,  # "host", "disk" or "database"; None: from the tuples
-    ) -> Optional[pl.DataFrame]: ...
-    def sync(
-        self,
-        store: Union[Store, str, PathLike[str]],
-        *,
-        targets: Union[str, list[tuple[str, ...]], None] = None,  # "all" (None) or fleet's tuples
-        kind: Union[str, Sequence[str], None] = None,  # None: ("host", "disk", "database")
-        granularity: _Duration,
-        window: _Duration,
-        metrics: Union[list[str], dict[str, list[str]], None] = None,
-        wait: Optional[bool] = None,  # True
-        progress: _Progress = None,
-        rediscover: Optional[_Duration] = None,  # a day
-        projects: Optional[list[str]] = None,  # None: every project the key can see
-        keep: Optional[dict[str, Optional[_Duration]]] = None,  # {"PT1H": "P395D", "P1D": None}
-    ) -> SyncReport: ...
+class MeasurementsApi(
+    _MeasurementsApi[Measurements, _FleetResult, Optional[pl.DataFrame], SyncReport]
+): ...
 
 @final
-class AsyncMeasurementsApi:
-    def host(
-        self,
-        group_id: str,
-        host_id: str,
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-    ) -> Awaitable[Measurements]: ...
-    def disk(
-        self,
-        group_id: str,
-        host_id: str,
-        partition_name: str,
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-    ) -> Awaitable[Measurements]: ...
-    def database(
-        self,
-        group_id: str,
-        host_id: str,
-        database_name: str,
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-    ) -> Awaitable[Measurements]: ...
-    def fleet(
-        self,
-        targets: list[tuple[str, ...]],
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-        shape: Optional[str] = None,  # "long"
-        keep_going: Optional[bool] = None,
-        progress: _Progress = None,
-        kind: Optional[str] = None,  # "host", "disk" or "database"; None: from the tuples
-    ) -> Awaitable[_FleetResult]: ...
-    def fleet_to_parquet(
-        self,
-        targets: list[tuple[str, ...]],
-        path: Union[str, PathLike[str]],
-        *,
-        granularity: _Duration,
-        period: Optional[_Duration] = None,
-        start: Optional[_Timestamp] = None,
-        end: Optional[_Timestamp] = None,
-        metrics: Optional[list[str]] = None,
-        keep_going: Optional[bool] = None,
-        progress: _Progress = None,
-        kind: Optional[str] = None,  # "host", "disk" or "database"; None: from the tuples
-    ) -> Awaitable[Optional[pl.DataFrame]]: ...
-    def sync(
-        self,
-        store: Union[Store, str, PathLike[str]],
-        *,
-        targets: Union[str, list[tuple[str, ...]], None] = None,  # "all" (None) or fleet's tuples
-        kind: Union[str, Sequence[str], None] = None,  # None: ("host", "disk", "database")
-        granularity: _Duration,
-        window: _Duration,
-        metrics: Union[list[str], dict[str, list[str]], None] = None,
-        wait: Optional[bool] = None,  # True
-        progress: _Progress = None,
-        rediscover: Optional[_Duration] = None,  # a day
-        projects: Optional[list[str]] = None,  # None: every project the key can see
-        keep: Optional[dict[str, Optional[_Duration]]] = None,  # {"PT1H": "P395D", "P1D": None}
-    ) -> Awaitable[SyncReport]: ...
+class AsyncMeasurementsApi(
+    _MeasurementsApi[
+        Awaitable[Measurements],
+        Awaitable[_FleetResult],
+        Awaitable[Optional[pl.DataFrame]],
+        Awaitable[SyncReport],
+    ]
+): ...
 
 # ---- The measurement store (src/python/api/store.rs; scan: opsapi/_store.py) -----------------
 
@@ -758,8 +494,7 @@ class SyncReport:
 # ---- Project events (src/python/api/events.rs) -----------------------------------------------
 
 @final
-class EventDiffParam:
-    _fields: ClassVar[tuple[str, ...]]
+class EventDiffParam(_Model):
     @property
     def display(self) -> Optional[str]: ...
     @property
@@ -768,12 +503,9 @@ class EventDiffParam:
     def new(self) -> Any: ...
     @property
     def old(self) -> Any: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def _repr_html_(self) -> str: ...
 
 @final
-class EventDiff:
-    _fields: ClassVar[tuple[str, ...]]
+class EventDiff(_Model):
     @property
     def id(self) -> Optional[str]: ...
     @property
@@ -788,12 +520,9 @@ class EventDiff:
     def privileges(self) -> Optional[list[Any]]: ...
     @property
     def roles(self) -> Optional[list[Any]]: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def _repr_html_(self) -> str: ...
 
 @final
-class Event:
-    _fields: ClassVar[tuple[str, ...]]
+class Event(_Model):
     @property
     def id(self) -> Optional[str]: ...
     @property
@@ -842,40 +571,20 @@ class Event:
     def raw(self) -> Any: ...
     @property
     def links(self) -> list[Link]: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def _repr_html_(self) -> str: ...
 
 @final
-class EventList(Sequence[Event]):
-    @property
-    def total_count(self) -> int: ...
-    def __len__(self) -> int: ...
-    @overload
-    def __getitem__(self, index: int, /) -> Event: ...
-    @overload
-    def __getitem__(self, index: slice, /) -> list[Event]: ...
-    def __iter__(self) -> Iterator[Event]: ...
-    def to_polars(self) -> pl.DataFrame: ...
-    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
-    def _repr_html_(self) -> str: ...
+class EventList(_ModelList[Event]): ...
 
 @final
-class Events:
-    def get(self, group_id: str, event_id: str, *, include_raw: Optional[bool] = None) -> Event: ...
-    def list(self, group_id: str) -> EventList: ...
+class Events(_Events[Event, EventList]): ...
 
 @final
-class AsyncEvents:
-    def get(
-        self, group_id: str, event_id: str, *, include_raw: Optional[bool] = None
-    ) -> Awaitable[Event]: ...
-    def list(self, group_id: str) -> Awaitable[EventList]: ...
+class AsyncEvents(_Events[Awaitable[Event], Awaitable[EventList]]): ...
 
 # ---- Projects (src/python/api/groups.rs) -----------------------------------------------------
 
 @final
-class Group:
-    _fields: ClassVar[tuple[str, ...]]
+class Group(_Model):
     @property
     def id(self) -> Optional[str]: ...
     @property
@@ -896,24 +605,17 @@ class Group:
     def host_counts(self) -> Any: ...
     @property
     def links(self) -> list[Link]: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def _repr_html_(self) -> str: ...
 
 @final
-class Groups:
-    def list(self) -> list[Group]: ...
-    def get(self, group_id: str) -> Group: ...
+class Groups(_Groups[list[Group], Group]): ...
 
 @final
-class AsyncGroups:
-    def list(self) -> Awaitable[list[Group]]: ...
-    def get(self, group_id: str) -> Awaitable[Group]: ...
+class AsyncGroups(_Groups[Awaitable[list[Group]], Awaitable[Group]]): ...
 
 # ---- The global access list (src/python/api/access_list.rs) ----------------------------------
 
 @final
-class AccessListEntry:
-    _fields: ClassVar[tuple[str, ...]]
+class AccessListEntry(_Model):
     @property
     def id(self) -> Optional[str]: ...
     @property
@@ -924,94 +626,17 @@ class AccessListEntry:
     def created(self) -> Optional[datetime]: ...
     @property
     def links(self) -> list[Link]: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def _repr_html_(self) -> str: ...
 
 @final
-class AccessList:
-    def delete(self, entry_id: str) -> None: ...
-    def list(self) -> list[AccessListEntry]: ...
+class AccessList(_AccessList[None, list[AccessListEntry]]): ...
 
 @final
-class AsyncAccessList:
-    def delete(self, entry_id: str) -> Awaitable[None]: ...
-    def list(self) -> Awaitable[list[AccessListEntry]]: ...
+class AsyncAccessList(_AccessList[Awaitable[None], Awaitable[list[AccessListEntry]]]): ...
 
 # ---- Clients (src/python/api/client.rs) ------------------------------------------------------
 
 @final
-class Client:
-    def __new__(
-        cls,
-        base_url: str,
-        public_key: str,
-        private_key: str,
-        *,
-        timeout: Optional[float] = None,  # 30.0
-        max_retries: Optional[int] = None,  # 3
-        max_concurrency: Optional[int] = None,  # 8
-        verify: Optional[bool] = None,  # True
-        ca_file: Union[str, PathLike[str], None] = None,
-        user_agent: Optional[str] = None,
-        max_response_bytes: Optional[int] = None,  # 256 MiB
-        rate_limit: Union[float, dict[str, float], None] = None,  # per second per project
-        flavour: Optional[_Flavour] = None,  # from the base URL
-    ) -> Client: ...
-    @classmethod
-    def atlas(
-        cls,
-        *,
-        public_key: Optional[str] = None,
-        private_key: Optional[str] = None,
-        client_id: Optional[str] = None,
-        client_secret: Optional[str] = None,
-        base_url: Optional[str] = None,  # https://cloud.mongodb.com
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-        max_concurrency: Optional[int] = None,
-        verify: Optional[bool] = None,
-        ca_file: Union[str, PathLike[str], None] = None,
-        user_agent: Optional[str] = None,
-        max_response_bytes: Optional[int] = None,
-        rate_limit: Union[float, dict[str, float], None] = None,
-    ) -> Client: ...
-    @classmethod
-    def from_env(
-        cls,
-        *,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-        max_concurrency: Optional[int] = None,
-        verify: Optional[bool] = None,
-        user_agent: Optional[str] = None,
-        max_response_bytes: Optional[int] = None,
-        ca_file: Union[str, PathLike[str], None] = None,
-        rate_limit: Union[float, dict[str, float], None] = None,
-    ) -> Client: ...
-    # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
-    @classmethod
-    def from_profile(
-        cls,
-        name: Optional[str] = None,
-        *,
-        path: Union[str, PathLike[str], None] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-        max_concurrency: Optional[int] = None,
-        verify: Optional[bool] = None,
-        ca_file: Union[str, PathLike[str], None] = None,
-        user_agent: Optional[str] = None,
-        max_response_bytes: Optional[int] = None,
-        rate_limit: Optional[float] = None,
-    ) -> Client: ...
-    @property
-    def base_url(self) -> str: ...
-    @property
-    def flavour(self) -> _Flavour: ...
-    @property
-    def server_version(self) -> Optional[str]: ...
-    @property
-    def server_time(self) -> datetime: ...
+class Client(_Client):
     @property
     def access_list(self) -> AccessList: ...
     @property
@@ -1030,78 +655,7 @@ class Client:
     def groups(self) -> Groups: ...
 
 @final
-class AsyncClient:
-    def __new__(
-        cls,
-        base_url: str,
-        public_key: str,
-        private_key: str,
-        *,
-        timeout: Optional[float] = None,  # 30.0
-        max_retries: Optional[int] = None,  # 3
-        max_concurrency: Optional[int] = None,  # 8
-        verify: Optional[bool] = None,  # True
-        ca_file: Union[str, PathLike[str], None] = None,
-        user_agent: Optional[str] = None,
-        max_response_bytes: Optional[int] = None,  # 256 MiB
-        rate_limit: Union[float, dict[str, float], None] = None,  # per second per project
-        flavour: Optional[_Flavour] = None,  # from the base URL
-    ) -> AsyncClient: ...
-    @classmethod
-    def atlas(
-        cls,
-        *,
-        public_key: Optional[str] = None,
-        private_key: Optional[str] = None,
-        client_id: Optional[str] = None,
-        client_secret: Optional[str] = None,
-        base_url: Optional[str] = None,  # https://cloud.mongodb.com
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-        max_concurrency: Optional[int] = None,
-        verify: Optional[bool] = None,
-        ca_file: Union[str, PathLike[str], None] = None,
-        user_agent: Optional[str] = None,
-        max_response_bytes: Optional[int] = None,
-        rate_limit: Union[float, dict[str, float], None] = None,
-    ) -> AsyncClient: ...
-    @classmethod
-    def from_env(
-        cls,
-        *,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-        max_concurrency: Optional[int] = None,
-        verify: Optional[bool] = None,
-        user_agent: Optional[str] = None,
-        max_response_bytes: Optional[int] = None,
-        ca_file: Union[str, PathLike[str], None] = None,
-        rate_limit: Union[float, dict[str, float], None] = None,
-    ) -> AsyncClient: ...
-    # Defined in Python (opsapi.config.from_profile), set on this class by `import opsapi`.
-    @classmethod
-    def from_profile(
-        cls,
-        name: Optional[str] = None,
-        *,
-        path: Union[str, PathLike[str], None] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-        max_concurrency: Optional[int] = None,
-        verify: Optional[bool] = None,
-        ca_file: Union[str, PathLike[str], None] = None,
-        user_agent: Optional[str] = None,
-        max_response_bytes: Optional[int] = None,
-        rate_limit: Optional[float] = None,
-    ) -> AsyncClient: ...
-    @property
-    def base_url(self) -> str: ...
-    @property
-    def flavour(self) -> _Flavour: ...
-    @property
-    def server_version(self) -> Optional[str]: ...
-    @property
-    def server_time(self) -> datetime: ...
+class AsyncClient(_Client):
     @property
     def access_list(self) -> AsyncAccessList: ...
     @property

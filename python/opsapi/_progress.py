@@ -3,8 +3,9 @@
 - In Jupyter: a widget bar when tqdm and ipywidgets are installed (``pip install
   opsapi[notebook]``); without ipywidgets, nothing (tqdm's fallback is a frozen text bar in a
   red stderr box).
-- In a terminal, the ``opsapi`` command included: a text bar on stderr when stderr is a TTY and
-  tqdm is installed.
+- In a terminal, the ``opsapi`` command included: a text bar on stderr when stderr is a TTY:
+  tqdm's when it is installed (``pip install 'opsapi[progress]'``), else a plain one of this
+  module's (:class:`TextBar`).
 - Anywhere else nothing: a headless notebook run (nbclient, papermill, nbconvert
   ``--execute``, ``python -m opsapi.demo``), a pipe, a log file, a Dask worker.
 
@@ -40,12 +41,60 @@ def _kernel_mode() -> Optional[str]:
     return "interactive" if allow_stdin else "headless"
 
 
+def _is_tty(stream: Any) -> bool:
+    try:
+        return stream is not None and bool(stream.isatty())
+    except (AttributeError, ValueError):  # a replaced or closed stream
+        return False
+
+
+class TextBar:
+    """A progress bar on a terminal without tqdm: one line, redrawn in place, gone when done.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> bar = TextBar(4, out, width=10)
+    >>> bar.update(1); bar.update(1); bar.set_postfix(failed=1)
+    >>> out.getvalue().split("\r")[-1]
+    'opsapi fleet [#####     ] 2/4 targets, 1 failed'
+    >>> bar.update(2); bar.close()
+    """
+
+    def __init__(self, total: int, file: Any, *, width: int = 30) -> None:
+        self.total, self.file, self.width = total, file, width
+        self.done, self.failed, self.shown = 0, 0, 0
+
+    def _draw(self) -> None:
+        filled = self.width * self.done // max(self.total, 1)
+        line = (f"opsapi fleet [{'#' * filled}{' ' * (self.width - filled)}] "
+                f"{self.done}/{self.total} targets")  # fmt: skip
+        if self.failed:
+            line += f", {self.failed} failed"
+        # Spaces over what a longer line before left behind.
+        self.file.write("\r" + line.ljust(self.shown))
+        self.file.flush()
+        self.shown = len(line)
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        self._draw()
+
+    def set_postfix(self, failed: int = 0) -> None:
+        self.failed = failed
+        self._draw()
+
+    def close(self) -> None:
+        """Clears the line (as tqdm's ``leave=False``)."""
+        self.file.write("\r" + " " * self.shown + "\r")
+        self.file.flush()
+
+
 def _bar(total: int) -> Any:
     if os.environ.get("OPSAPI_PROGRESS", "").strip().lower() in _OFF:
         return None
-    if importlib.util.find_spec("tqdm") is None:
-        return None
     mode = _kernel_mode()
+    if importlib.util.find_spec("tqdm") is None:
+        return TextBar(total, sys.stderr) if mode is None and _is_tty(sys.stderr) else None
     kwargs: dict[str, Any] = {"total": total, "desc": "opsapi fleet", "unit": "target"}
     if mode == "headless":
         return None
@@ -57,11 +106,7 @@ def _bar(total: int) -> Any:
         # leave=False: the widget goes away when the pull is done.
         return notebook_tqdm(leave=False, **kwargs)
     stderr = sys.stderr
-    try:
-        is_tty = stderr is not None and stderr.isatty()
-    except (AttributeError, ValueError):  # a replaced or closed stderr
-        is_tty = False
-    if not is_tty:
+    if not _is_tty(stderr):
         return None
     from tqdm.std import tqdm as text_tqdm
 

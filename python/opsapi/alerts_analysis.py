@@ -205,9 +205,9 @@ def noisiest(
     >>> alerts = sim.client().alerts.list_all().to_polars()
     >>> for row in noisiest(alerts, by="host", top=3).select("host", "alerts", "noisy").rows():
     ...     print(row)  # the noisy host, and the flapping one (its flaps are alerts too)
-    ('sh0-0-0.analytics.example.net:27018', 43, True)
-    ('standalone1.prod.example.net:27017', 18, True)
-    ('sh0-1-0.analytics.example.net:27018', 8, False)
+    ('sh0-0-0.analytics.example.net:27018', 41, True)
+    ('standalone1.prod.example.net:27017', 17, True)
+    ('rs0-2.prod.example.net:27017', 7, False)
     """
     if by == "host":
         keyed = alerts.with_columns(_host()).filter(pl.col("host").is_not_null())
@@ -246,7 +246,10 @@ def context_chart(ctx: Any, *, width: int = 640, height: int = 220) -> Any:
     >>> [layer["mark"]["type"] for layer in chart.to_dict()["layer"]]
     ['rect', 'line', 'rule']
     """
-    import altair as alt
+    try:
+        import altair as alt
+    except ImportError as e:
+        raise ImportError(f"{e}: charts need pip install 'opsapi[charts]'", name=e.name) from e
 
     alert = ctx.alert
     frame = ctx.frame.with_columns(

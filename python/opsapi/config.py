@@ -25,7 +25,24 @@ given; an Atlas profile needs no ``base_url`` and takes an API key (``public_key
 private key source) or a service account (``client_id`` and a client secret source).
 
 The private key (or client secret) itself is never written into (nor read from) the TOML
-file.
+file, and a ``*_env`` setting must be an environment variable's name (a pasted key is refused,
+without being shown). Every file written here (the config file, a key file) ends with mode
+0600, whatever was there before.
+
+Which credentials a client is built from, the same for :meth:`opsapi.Client.from_profile`,
+:meth:`opsapi.Client.from_env` and the ``opsapi`` command (:func:`chosen_profile`):
+
+1. A source named where the client is built: ``from_profile("prod")``, ``opsapi --profile
+   prod``; ``from_env()`` names the environment.
+2. Else the profile ``$OPSAPI_PROFILE`` names.
+3. Else the environment, when it sets any of :data:`ENVIRONMENT`: all of the connection comes
+   from it, and what it lacks is an error naming the variable (``OPSAPI_FLAVOUR=atlas`` with a
+   key needs no ``OPSAPI_BASE_URL``). ``from_profile()`` without a name refuses here, rather
+   than take the profile ``default`` where ``opsapi`` would take the environment.
+4. Else the profile ``default``; else a ``ConfigError`` that says to run ``opsapi config init``.
+
+A source is used whole: the environment never completes nor changes a profile, nor a profile
+the environment (``OPSAPI_CA_FILE`` is the environment's own server's).
 
 Example::
 
@@ -44,14 +61,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from ._config_files import dumps
+from ._config_files import write_private as _write_private
 from .exceptions import ConfigError
 
 __all__ = [
     "CONFIG_ENV",
+    "ENVIRONMENT",
     "KEYRING_SERVICE",
     "PROFILE_ENV",
     "Profile",
     "atlas_arguments",
+    "chosen_profile",
     "client_arguments",
     "config_path",
     "load_profile",
@@ -68,6 +89,12 @@ PROFILE_ENV = "OPSAPI_PROFILE"
 #: The system keyring's service name for private keys; the user name is the profile's name.
 KEYRING_SERVICE = "opsapi"
 DEFAULT_PROFILE = "default"
+#: The variables of a connection that ``Client.from_env`` reads: any of them set makes the
+#: environment the source (``OPSAPI_CA_FILE`` only completes the environment's connection).
+ENVIRONMENT = ("OPSAPI_BASE_URL", "OPSAPI_PUBLIC_KEY", "OPSAPI_PRIVATE_KEY", "OPSAPI_CLIENT_ID",
+               "OPSAPI_CLIENT_SECRET", "OPSAPI_FLAVOUR")  # fmt: skip
+# What a `*_env` setting may hold: a variable's name; anything else is likely a pasted key.
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # Settings a profile may hold, with their types; anything else is refused as a likely typo.
 _CONNECTION = {"base_url": str, "public_key": str, "client_id": str, "flavour": str}
@@ -153,6 +180,17 @@ class Profile:
     path: Optional[Path] = None
     client_id: Optional[str] = None
     flavour: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if self.private_key_env is not None and not _ENV_NAME.fullmatch(self.private_key_env):
+            where = f"profile {self.name!r}" + (f" of {self.path}" if self.path else "")
+            setting = "client_secret_env" if self.client_id else "private_key_env"
+            # Never the value itself: where a name belongs, people paste the key.
+            raise ConfigError(
+                f"{where}: {setting} must be the name of an environment variable (letters, "
+                "digits and _, not starting with a digit); the value given is not one, and is "
+                "not shown in case it is the key itself"
+            )
 
     @property
     def secret_name(self) -> str:
@@ -289,17 +327,7 @@ def write_private_key_file(
     path = Path(path).expanduser()
     if path.exists() and not force:
         raise ConfigError(f"{path} exists; pass --force to replace it")
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(private_key.strip() + "\n")
-        os.chmod(tmp, 0o600)  # O_CREAT's mode does not apply to a file that existed
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    _write_private(path, private_key.strip() + "\n")
     return path
 
 
@@ -388,6 +416,47 @@ def profile_name(name: Optional[str] = None) -> str:
     return name or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
 
 
+def environment_names() -> list[str]:
+    """The variables of :data:`ENVIRONMENT` set (and not blank, as ``from_env`` reads them).
+
+    >>> environment_names()  # doctest: +SKIP
+    ['OPSAPI_PUBLIC_KEY', 'OPSAPI_PRIVATE_KEY', 'OPSAPI_FLAVOUR']
+    """
+    return [n for n in ENVIRONMENT if os.environ.get(n, "").strip()]
+
+
+def chosen_profile(name: Optional[str] = None) -> Optional[str]:
+    """The profile a client is built from by the precedence above, or None for the
+    environment (``Client.from_env()``): ``name``, else ``$OPSAPI_PROFILE``, else None when the
+    environment sets any of :data:`ENVIRONMENT`, else ``"default"`` when the config file has
+    it. With none of these, a ``ConfigError`` that says how to configure one.
+
+    >>> chosen_profile("prod")
+    'prod'
+    >>> name = chosen_profile()  # doctest: +SKIP
+    >>> if name:  # doctest: +SKIP
+    ...     client = opsapi.Client.from_profile(name)
+    ... else:
+    ...     client = opsapi.Client.from_env()
+    """
+    named = name or os.environ.get(PROFILE_ENV, "").strip()
+    if named:
+        return named
+    if environment_names():
+        return None
+    file = config_path()
+    profiles = load_profiles(file)
+    if DEFAULT_PROFILE in profiles:
+        return DEFAULT_PROFILE
+    have = ""
+    if profiles:
+        have = f" (profiles: {', '.join(sorted(profiles))}; name one with --profile)"
+    raise ConfigError(
+        f"no credentials: no profile named, no OPSAPI_* connection in the environment, and no "
+        f"profile {DEFAULT_PROFILE!r} in {file}{have}; create one with: opsapi config init"
+    )
+
+
 def load_profile(name: Optional[str] = None, path: Union[str, Path, None] = None) -> Profile:
     """One profile; ``ConfigError`` naming the file and the profiles it has when missing.
 
@@ -454,53 +523,6 @@ def atlas_arguments(
     return out
 
 
-def _toml_key(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_str(key)
-
-
-def _toml_str(s: str) -> str:
-    out = ['"']
-    for ch in s:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch in "\b\t\n\f\r":
-            out.append({"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return _toml_str(v)
-    if isinstance(v, dict):  # rate_limit per endpoint set
-        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
-    raise TypeError(f"a profile setting is a str, bool or number, not {type(v).__name__}")
-
-
-def dumps(profiles: dict[str, dict[str, Any]]) -> str:
-    """Flat TOML tables, one per profile (no library needed for this much TOML).
-
-    >>> print(dumps({"prod": {"base_url": "https://om", "private_key_keyring": True}}), end="")
-    [prod]
-    base_url = "https://om"
-    private_key_keyring = true
-    """
-    parts = []
-    for name, table in profiles.items():
-        lines = [f"[{_toml_key(name)}]"]
-        lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in table.items()]
-        parts.append("\n".join(lines) + "\n")
-    return "\n".join(parts)
-
-
 def write_profile(
     profile: Profile, path: Union[str, Path, None] = None, *, force: bool = False
 ) -> Path:
@@ -518,13 +540,9 @@ def write_profile(
         raise ConfigError(f"profile {profile.name!r} exists in {file}; pass --force to replace it")
     tables = {name: p.to_table() for name, p in existing.items()}
     tables[profile.name] = profile.to_table()
-    file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = file.with_name(file.name + ".tmp")
-    # No secret inside, but URLs and key names are nobody else's business either.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(dumps(tables))
-    os.replace(tmp, file)
+    # No secret inside, but whoever can change the file can point a profile at a server of
+    # theirs and collect the key: 0600, whatever the file or a leftover had before.
+    _write_private(file, dumps(tables))
     return file
 
 
@@ -545,8 +563,10 @@ def from_profile(
     """A client from a profile written by ``opsapi config init``: of Ops Manager, Cloud
     Manager or (``Client.atlas``) Atlas, as the profile says.
 
-    ``name`` defaults to ``$OPSAPI_PROFILE``, then ``"default"``; ``path`` (the config file)
-    to :func:`opsapi.config.config_path`. Keyword arguments override the profile's settings.
+    ``name`` defaults to ``$OPSAPI_PROFILE``, then ``"default"`` unless the environment sets
+    a connection (then a ``ConfigError``: see the precedence in :mod:`opsapi.config`);
+    ``path`` (the config file) to :func:`opsapi.config.config_path`. Keyword arguments
+    override the profile's settings.
     A missing profile, setting or private key is a ``ConfigError`` that says which.
 
     >>> client = opsapi.Client.from_profile("prod")  # doctest: +SKIP
@@ -562,6 +582,15 @@ def from_profile(
         max_response_bytes=max_response_bytes,
         rate_limit=rate_limit,
     )
+    if name is None and path is None:
+        name = chosen_profile()
+        if name is None:
+            raise ConfigError(
+                f"no profile named, and the environment sets {', '.join(environment_names())}: "
+                f"the environment comes before the profile {DEFAULT_PROFILE!r} (as for the "
+                "opsapi command); use Client.from_env(), or name the profile: "
+                f"Client.from_profile({DEFAULT_PROFILE!r})"
+            )
     if _is_atlas(load_profile(name, path)):
         return cls.atlas(**atlas_arguments(name, path, **overrides))
     args, kwargs = client_arguments(name, path, **overrides)

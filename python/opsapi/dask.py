@@ -9,8 +9,15 @@ same folder, file for file and row for row, as one process's
 
 Credentials, the way Dask recommends for secrets: they never enter the task graph. Either
 the workers find them themselves (``client_options={"profile": "prod"}``, or
-``{"from_env": True}`` for ``OPSAPI_*`` set on the workers), or the private key travels
-once, inside the worker plugin, which shows it as ``***`` in every repr.
+``{"from_env": True}`` for ``OPSAPI_*`` set on the workers), or the private key (an Atlas
+service account's client secret) travels once, inside the worker plugin, which shows it as
+``***`` in every repr.
+
+An Atlas service account's workers share its access token through the token cache of their
+machine (``token_cache`` in ``opsapi.Client.atlas``): the workers of a ``LocalCluster`` buy
+one token between them, and a cluster of several machines one per machine, from a token
+endpoint that allows about ten a minute. The workers' cache is their user's cache folder,
+or the folder given as ``client_options["token_cache"]``.
 
 ``path`` must be a folder every worker can write (a shared file system, or the local disk
 of a ``LocalCluster``).
@@ -44,6 +51,10 @@ from .exceptions import InvalidArgumentError
 __all__ = ["fleet_to_parquet"]
 
 _CLIENT_ARGS = ("base_url", "public_key", "private_key")
+# An Atlas service account: Client.atlas(client_id=..., client_secret=..., base_url=...).
+_ACCOUNT_ARGS = ("client_id", "client_secret")
+# The arguments shown as *** wherever the options are shown.
+_SECRETS = ("private_key", "client_secret")
 
 
 class _Secret:
@@ -87,7 +98,7 @@ def _plugin_class() -> type:
             self.client = None
 
         def __repr__(self) -> str:
-            shown = {k: v for k, v in self.options.items() if k != "private_key"}
+            shown = {k: v for k, v in self.options.items() if k not in _SECRETS}
             return f"OpsapiClientPlugin({shown!r})"
 
     return OpsapiClientPlugin
@@ -101,10 +112,12 @@ def _build_client(options: dict[str, Any]) -> Any:
         return opsapi.Client.from_profile(opts.pop("profile"), **opts)
     if opts.pop("from_env", False):
         return opsapi.Client.from_env(**opts)
-    secret = opts.pop("private_key")
-    return opsapi.Client(
-        private_key=secret.value if isinstance(secret, _Secret) else secret, **opts
-    )
+    for name in _SECRETS:
+        if isinstance(opts.get(name), _Secret):
+            opts[name] = opts[name].value
+    if "client_id" in opts:
+        return opsapi.Client.atlas(**opts)
+    return opsapi.Client(**opts)
 
 
 def _checked_options(client_options: Any) -> dict[str, Any]:
@@ -113,7 +126,8 @@ def _checked_options(client_options: Any) -> dict[str, Any]:
 
     if not isinstance(client_options, dict):
         raise InvalidArgumentError(
-            "client_options: must be a dict of opsapi.Client arguments, {'profile': name} "
+            "client_options: must be a dict of opsapi.Client arguments (or of "
+            "opsapi.Client.atlas's, with client_id and client_secret), {'profile': name} "
             "or {'from_env': True}"
         )
     opts = dict(client_options)
@@ -121,17 +135,23 @@ def _checked_options(client_options: Any) -> dict[str, Any]:
         # Read on the workers, from their own config files or environment.
         if "profile" in opts and not isinstance(opts["profile"], str):
             raise InvalidArgumentError("client_options: 'profile' must be a str")
-        if any(k in opts for k in _CLIENT_ARGS):
+        if any(k in opts for k in _CLIENT_ARGS + _ACCOUNT_ARGS):
             raise InvalidArgumentError(
                 "client_options: give either the connection (base_url, public_key, "
-                "private_key) or 'profile' / 'from_env', not both"
+                "private_key; or client_id, client_secret) or 'profile' / 'from_env', not both"
             )
         return opts
-    missing = [k for k in _CLIENT_ARGS if k not in opts]
-    if missing:
-        raise InvalidArgumentError(f"client_options: missing {', '.join(missing)}")
-    opsapi.Client(**opts)  # every argument checked by the same rules the workers apply
-    opts["private_key"] = _Secret(opts["private_key"])
+    if any(k in opts for k in _ACCOUNT_ARGS):
+        # Every argument checked by the same rules the workers apply.
+        opsapi.Client.atlas(**opts)
+    else:
+        missing = [k for k in _CLIENT_ARGS if k not in opts]
+        if missing:
+            raise InvalidArgumentError(f"client_options: missing {', '.join(missing)}")
+        opsapi.Client(**opts)
+    for name in _SECRETS:
+        if name in opts:
+            opts[name] = _Secret(opts[name])
     return opts
 
 
@@ -179,9 +199,11 @@ def fleet_to_parquet(
             database_name)`` triples with ``kind="database"``, as for ``fleet``.
         path: the output folder; every worker must be able to write it.
         client_options: ``opsapi.Client`` arguments (``base_url``, ``public_key``,
-            ``private_key``, ``timeout``, ``max_concurrency``, ...); or ``{"profile": name}``
-            / ``{"from_env": True}`` to build the client on each worker from its own profile
-            or ``OPSAPI_*`` variables (then no key leaves this process).
+            ``private_key``, ``timeout``, ``max_concurrency``, ...); ``opsapi.Client.atlas``
+            arguments for an Atlas service account (``client_id``, ``client_secret``,
+            ``base_url``, ``token_cache``, ...); or ``{"profile": name}`` / ``{"from_env":
+            True}`` to build the client on each worker from its own profile or ``OPSAPI_*``
+            variables (then no key leaves this process).
         dask_client: a ``distributed.Client``; default: the current one.
         granularity, period, start, end, metrics: the window, as for ``fleet``.
         kind: ``None`` (from the tuples), ``"host"``, ``"disk"`` or ``"database"``.

@@ -26,13 +26,15 @@ pub fn delete_request(entry_id: &str) -> Result<Request> {
         .lit("accessList")
         .id("entry_id", entry_id)?
         .finish();
-    Ok(Request::delete(path).operation(Operation::AccessListDelete))
+    Ok(Request::delete(Operation::AccessListDelete, path))
 }
 
 /// `GET /admin/accessList` (paging parameters are added per page).
 pub fn list_request() -> Request {
-    Request::get(PathBuilder::new().lit("admin").lit("accessList").finish())
-        .operation(Operation::AccessListList)
+    Request::get(
+        Operation::AccessListList,
+        PathBuilder::new().lit("admin").lit("accessList").finish(),
+    )
 }
 
 impl AccessList<'_> {

@@ -7,6 +7,7 @@ use futures_util::StreamExt;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::flavour::Operation;
 use crate::iso8601::{IsoDuration, MAX_DURATION_YEARS};
 use crate::models::time::format_timestamp;
 use crate::models::Alert;
@@ -17,12 +18,13 @@ use crate::request::{Request, TimedBody};
 /// duration, forever, un-acknowledge) is resolved again against the server's clock for each
 /// attempt when the client sends it: `body` shows it as of `now`.
 pub(crate) fn patch_request(
+    operation: Operation,
     path: String,
     ack: &Acknowledgement,
     now: DateTime<Utc>,
 ) -> Result<Request> {
     ack.validate()?;
-    let mut req = Request::patch_json(path, &ack.to_body(now)?);
+    let mut req = Request::patch_json(operation, path, &ack.to_body(now)?);
     if matches!(ack.until, AckUntil::Unacknowledge) {
         // Atlas says it in words of its own (Ops Manager: an `acknowledgedUntil` past).
         req.atlas_body = Some(br#"{"unacknowledgeAlert":true}"#.to_vec());

@@ -22,7 +22,7 @@ pub fn open_alerts_request(group_id: &str, alert_config_id: &str) -> Result<Requ
         .id("alert_config_id", alert_config_id)?
         .lit("alerts")
         .finish();
-    Ok(Request::get(path).operation(Operation::AlertConfigsOpenAlerts))
+    Ok(Request::get(Operation::AlertConfigsOpenAlerts, path))
 }
 
 /// `GET /groups/{group_id}/alertConfigs`.
@@ -32,7 +32,7 @@ pub fn list_request(group_id: &str) -> Result<Request> {
         .id("group_id", group_id)?
         .lit("alertConfigs")
         .finish();
-    Ok(Request::get(path).operation(Operation::AlertConfigsList))
+    Ok(Request::get(Operation::AlertConfigsList, path))
 }
 
 impl AlertConfigs<'_> {

@@ -97,9 +97,10 @@ fn alerts_path(group_id: &str) -> Result<PathBuilder> {
 /// ```
 pub fn list_request(group_id: &str, query: &AlertsQuery) -> Result<Request> {
     query.validate()?;
-    Ok(Request::get(alerts_path(group_id)?.finish())
-        .query(query.to_pairs())
-        .operation(Operation::AlertsList))
+    Ok(
+        Request::get(Operation::AlertsList, alerts_path(group_id)?.finish())
+            .query(query.to_pairs()),
+    )
 }
 
 fn alert_path(group_id: &str, alert_id: &str) -> Result<String> {
@@ -113,7 +114,10 @@ fn alert_path(group_id: &str, alert_id: &str) -> Result<String> {
 /// assert_eq!(req.path, "/groups/g1/alerts/a%2F1");
 /// ```
 pub fn get_request(group_id: &str, alert_id: &str) -> Result<Request> {
-    Ok(Request::get(alert_path(group_id, alert_id)?).operation(Operation::AlertsGet))
+    Ok(Request::get(
+        Operation::AlertsGet,
+        alert_path(group_id, alert_id)?,
+    ))
 }
 
 /// `PATCH /groups/{group_id}/alerts/{alert_id}` with `acknowledgedUntil` (resolved against
@@ -138,8 +142,12 @@ pub fn acknowledge_request(
     now: DateTime<Utc>,
 ) -> Result<Request> {
     ack.validate()?;
-    Ok(patch_request(alert_path(group_id, alert_id)?, ack, now)?
-        .operation(Operation::AlertsAcknowledge))
+    patch_request(
+        Operation::AlertsAcknowledge,
+        alert_path(group_id, alert_id)?,
+        ack,
+        now,
+    )
 }
 
 /// The request of every `(group_id, alert_id)` pair of an `*_many` call, all resolved against
@@ -242,7 +250,7 @@ impl Alerts<'_> {
         &self,
         group_id: &str,
         query: &AlertsQuery,
-    ) -> Result<impl Stream<Item = Result<Alert>> + Send + Unpin + 'static> {
+    ) -> Result<impl Stream<Item = Result<Alert>> + Send + Unpin + 'static + use<>> {
         Ok(Box::pin(stream_all(
             self.client.clone(),
             list_request(group_id, query)?,

@@ -27,7 +27,7 @@ pub fn get_request(group_id: &str, event_id: &str, include_raw: bool) -> Result<
         .lit("events")
         .id("event_id", event_id)?
         .finish();
-    let req = Request::get(path).operation(Operation::EventsGet);
+    let req = Request::get(Operation::EventsGet, path);
     Ok(if include_raw {
         req.query([("includeRaw", "true".to_string())])
     } else {
@@ -42,7 +42,7 @@ pub fn list_request(group_id: &str) -> Result<Request> {
         .id("group_id", group_id)?
         .lit("events")
         .finish();
-    Ok(Request::get(path).operation(Operation::EventsList))
+    Ok(Request::get(Operation::EventsList, path))
 }
 
 impl Events<'_> {

@@ -37,11 +37,11 @@ pub struct GlobalAlerts<'c> {
 /// `GET /globalAlerts` with the filters (paging parameters are added per page).
 pub fn list_request(query: &GlobalAlertsQuery) -> Result<Request> {
     query.validate()?;
-    Ok(
-        Request::get(PathBuilder::new().lit("globalAlerts").finish())
-            .query(query.to_pairs())
-            .operation(Operation::GlobalAlertsList),
+    Ok(Request::get(
+        Operation::GlobalAlertsList,
+        PathBuilder::new().lit("globalAlerts").finish(),
     )
+    .query(query.to_pairs()))
 }
 
 fn alert_path(alert_id: &str) -> Result<String> {
@@ -53,7 +53,10 @@ fn alert_path(alert_id: &str) -> Result<String> {
 
 /// `GET /globalAlerts/{alert_id}`.
 pub fn get_request(alert_id: &str) -> Result<Request> {
-    Ok(Request::get(alert_path(alert_id)?).operation(Operation::GlobalAlertsGet))
+    Ok(Request::get(
+        Operation::GlobalAlertsGet,
+        alert_path(alert_id)?,
+    ))
 }
 
 /// `PATCH /globalAlerts/{alert_id}` with `acknowledgedUntil` (resolved against `now`) and
@@ -78,8 +81,12 @@ pub fn acknowledge_request(
     now: DateTime<Utc>,
 ) -> Result<Request> {
     ack.validate()?;
-    Ok(patch_request(alert_path(alert_id)?, ack, now)?
-        .operation(Operation::GlobalAlertsAcknowledge))
+    patch_request(
+        Operation::GlobalAlertsAcknowledge,
+        alert_path(alert_id)?,
+        ack,
+        now,
+    )
 }
 
 impl GlobalAlerts<'_> {
@@ -111,7 +118,7 @@ impl GlobalAlerts<'_> {
     pub fn stream(
         &self,
         query: &GlobalAlertsQuery,
-    ) -> Result<impl Stream<Item = Result<GlobalAlert>> + Send + Unpin + 'static> {
+    ) -> Result<impl Stream<Item = Result<GlobalAlert>> + Send + Unpin + 'static + use<>> {
         self.client.require(Operation::GlobalAlertsList)?;
         Ok(Box::pin(stream_all(
             self.client.clone(),

@@ -15,7 +15,10 @@ pub struct Groups<'c> {
 
 /// `GET /groups`.
 pub fn list_request() -> Request {
-    Request::get(PathBuilder::new().lit("groups").finish()).operation(Operation::GroupsList)
+    Request::get(
+        Operation::GroupsList,
+        PathBuilder::new().lit("groups").finish(),
+    )
 }
 
 /// `GET /groups/{group_id}`.
@@ -24,7 +27,7 @@ pub fn get_request(group_id: &str) -> Result<Request> {
         .lit("groups")
         .id("group_id", group_id)?
         .finish();
-    Ok(Request::get(path).operation(Operation::GroupsGet))
+    Ok(Request::get(Operation::GroupsGet, path))
 }
 
 impl Groups<'_> {

@@ -28,7 +28,10 @@ pub(crate) fn host_path(group_id: &str, host_id: &str) -> Result<PathBuilder> {
 /// assert_eq!(req.path, "/groups/g1/hosts/h%2F1");
 /// ```
 pub fn get_request(group_id: &str, host_id: &str) -> Result<Request> {
-    Ok(Request::get(host_path(group_id, host_id)?.finish()).operation(Operation::HostsGet))
+    Ok(Request::get(
+        Operation::HostsGet,
+        host_path(group_id, host_id)?.finish(),
+    ))
 }
 
 /// `GET /groups/{group_id}/hosts`.
@@ -38,15 +41,15 @@ pub fn list_request(group_id: &str) -> Result<Request> {
         .id("group_id", group_id)?
         .lit("hosts")
         .finish();
-    Ok(Request::get(path).operation(Operation::HostsList))
+    Ok(Request::get(Operation::HostsList, path))
 }
 
 /// `GET /groups/{group_id}/hosts/{host_id}/disks`.
 pub fn partitions_request(group_id: &str, host_id: &str) -> Result<Request> {
-    Ok(
-        Request::get(host_path(group_id, host_id)?.lit("disks").finish())
-            .operation(Operation::HostsPartitions),
-    )
+    Ok(Request::get(
+        Operation::HostsPartitions,
+        host_path(group_id, host_id)?.lit("disks").finish(),
+    ))
 }
 
 /// `GET /groups/{group_id}/hosts/{host_id}/databases`.
@@ -56,10 +59,10 @@ pub fn partitions_request(group_id: &str, host_id: &str) -> Result<Request> {
 /// assert_eq!(req.path, "/groups/g1/hosts/h1/databases");
 /// ```
 pub fn databases_request(group_id: &str, host_id: &str) -> Result<Request> {
-    Ok(
-        Request::get(host_path(group_id, host_id)?.lit("databases").finish())
-            .operation(Operation::HostsDatabases),
-    )
+    Ok(Request::get(
+        Operation::HostsDatabases,
+        host_path(group_id, host_id)?.lit("databases").finish(),
+    ))
 }
 
 /// The names of a listing's items (`partitionName`, `databaseName`), every one required: an

@@ -6,7 +6,7 @@
 //! fleet machinery (`src/fleet.rs`, `src/parquet.rs`), which use them and not this file.
 
 use crate::client::Client;
-use crate::error::{Error, Result};
+use crate::error::Result;
 #[cfg(feature = "frames")]
 use crate::fleet::{self, FleetOptions, FleetResult, ParquetPull};
 use crate::models::Measurements;
@@ -16,7 +16,7 @@ pub(crate) mod query;
 pub(crate) mod target;
 
 pub use query::{Granularity, MeasurementsQuery, Window};
-pub use target::{target_request, Target};
+pub use target::{check_metric_names, target_request, Target};
 
 /// `client.measurements()`
 #[derive(Debug, Clone, Copy)]
@@ -51,20 +51,10 @@ pub fn database_request(
 }
 
 impl MeasurementsApi<'_> {
-    /// One target's measurements, with the body kept for [`Measurements::raw_json`].
+    /// One target's measurements ([`target::fetch`]), with the body kept for
+    /// [`Measurements::raw_json`] when one request asked them all.
     async fn one(&self, req: Request) -> Result<Measurements> {
-        use crate::decode::Decode;
-        let resp = self.client.execute(&req).await?;
-        let mut m = Measurements::decode_at(&req.path, &resp.body)?;
-        m.raw = Some(
-            crate::models::RawText::new(resp.body).ok_or_else(|| Error::Decode {
-                path: req.path.clone(),
-                field: ".".into(),
-                message: "the body is not UTF-8".into(),
-                body_start: String::new(),
-            })?,
-        );
-        Ok(m)
+        target::fetch(self.client, req, true).await
     }
 
     /// Host measurements: `GET /groups/{group_id}/hosts/{host_id}/measurements`.

@@ -8,8 +8,8 @@ use futures_util::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderValue, WWW_AUTHENTICATE};
 use tokio::time::Instant;
 
-use super::{Client, Config};
-use crate::auth::{Challenge, DigestSession};
+use super::Client;
+use crate::auth::{Challenge, Credentials, DigestSession};
 use crate::error::Result;
 
 /// One request on its way, as the scheme sees it.
@@ -67,28 +67,21 @@ pub(crate) trait Authenticate: Send + Sync {
     ) -> bool;
 }
 
-/// The scheme of a client's settings, if it has credentials.
-pub(super) fn for_config(config: &Config, http: &reqwest::Client) -> Option<Box<dyn Authenticate>> {
-    if let Some(c) = &config.credentials {
-        return Some(Box::new(Digest {
-            session: DigestSession::new(c.clone()),
-            handshake: tokio::sync::Mutex::new(()),
-        }));
-    }
-    let (sa, url) = (config.service_account.as_ref()?, config.token_url.as_ref()?);
-    Some(Box::new(super::oauth::OAuth::new(
-        sa.clone(),
-        url.clone(),
-        http.clone(),
-    )))
-}
-
 /// HTTP Digest (RFC 7616, MD5, `qop=auth`) with the session of `crate::auth`: requests are
 /// signed up front with the last challenge and an increasing nonce count.
-struct Digest {
+pub(super) struct Digest {
     session: DigestSession,
     /// Held by the one request that fetches the first challenge of a fresh client.
     handshake: tokio::sync::Mutex<()>,
+}
+
+impl Digest {
+    pub(super) fn new(credentials: Credentials) -> Self {
+        Self {
+            session: DigestSession::new(credentials),
+            handshake: tokio::sync::Mutex::new(()),
+        }
+    }
 }
 
 impl Authenticate for Digest {

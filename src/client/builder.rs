@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use reqwest::header::HeaderValue;
 
+use super::authenticate::{Authenticate, Digest};
 use super::base_url::normalize_base_url;
+use super::oauth::OAuth;
 use super::{
     pace, Client, Config, Inner, PerProcess, RateLimits, Tls, DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_USER_AGENT, MAX_CONCURRENCY_LIMIT, MAX_RETRIES_LIMIT, MAX_TIMEOUT,
@@ -50,6 +52,8 @@ pub struct ClientBuilder {
     max_response_bytes: u64,
     rate_limit: Option<f64>,
     rate_limit_sets: Vec<(EndpointSet, f64)>,
+    token_cache: bool,
+    token_cache_dir: Option<PathBuf>,
 }
 
 impl ClientBuilder {
@@ -72,6 +76,8 @@ impl ClientBuilder {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES as u64,
             rate_limit: None,
             rate_limit_sets: Vec::new(),
+            token_cache: true,
+            token_cache_dir: None,
         }
     }
 
@@ -115,6 +121,26 @@ impl ClientBuilder {
         self.service_account = Some(ServiceAccount::new(client_id, client_secret));
         self
     }
+    /// Whether a service account's tokens are shared with the other processes of the machine
+    /// (default true): kept in a cache file under the user's cache folder
+    /// (`$XDG_CACHE_HOME/opsapi`, else `~/.cache/opsapi`, `~/Library/Caches/opsapi` on macOS,
+    /// `%LOCALAPPDATA%\opsapi` on Windows), mode 0600, locked while a process buys one,
+    /// keyed by base URL and client id, holding each token and its expiry and never the
+    /// secret. A cron job's runs or a cluster's workers then buy one token between them from
+    /// a token endpoint that allows about ten a minute. `false`: the client keeps its tokens
+    /// to itself.
+    pub fn token_cache(mut self, on: bool) -> Self {
+        self.token_cache = on;
+        self
+    }
+
+    /// The folder of the token cache ([`ClientBuilder::token_cache`]) instead of the user's
+    /// cache folder. It is used only if it is the user's own and no one else may write in it.
+    pub fn token_cache_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.token_cache_dir = Some(dir.into());
+        self
+    }
+
     /// The API public/private key pair (Digest user name and password).
     pub fn credentials(
         mut self,
@@ -378,6 +404,25 @@ impl ClientBuilder {
             .then(|| url::Url::parse(&format!("{root}{}", crate::flavour::OAUTH_TOKEN_PATH)))
             .transpose()
             .map_err(|e| Error::invalid_argument("base_url", e.to_string()))?;
+        let token_file = match (&self.service_account, self.token_cache) {
+            (Some(sa), true) => self
+                .token_cache_dir
+                .map(|dir| {
+                    let bytes = dir.as_os_str().as_encoded_bytes();
+                    if bytes.is_empty() || bytes.contains(&0) {
+                        return Err(Error::invalid_argument(
+                            "token_cache",
+                            "the folder must be a path, not empty, without a NUL",
+                        ));
+                    }
+                    std::path::absolute(&dir)
+                        .map_err(|e| Error::invalid_argument("token_cache", e.to_string()))
+                })
+                .transpose()?
+                .or_else(super::token_file::default_dir)
+                .map(|dir| super::token_file::TokenFile::new(dir, &base, sa.client_id())),
+            _ => None,
+        };
         let mut per_set = [None; EndpointSet::ALL.len()];
         for (set, r) in &self.rate_limit_sets {
             per_set[*set as usize] = Some(*r);
@@ -388,6 +433,7 @@ impl ClientBuilder {
             credentials: self.credentials,
             service_account: self.service_account,
             token_url,
+            token_file,
             timeout,
             connect_timeout: self.connect_timeout.min(timeout),
             max_retries: self.max_retries as u32,
@@ -404,6 +450,25 @@ impl ClientBuilder {
             },
         })
     }
+}
+
+/// The authentication scheme of a client's settings, if it has credentials: Digest for an API
+/// key, OAuth 2 for a service account. Chosen here, with the settings; each process builds its
+/// own (`PerProcess::new`), over its own connection pool.
+pub(super) fn authenticator(
+    config: &Config,
+    http: &reqwest::Client,
+) -> Option<Box<dyn Authenticate>> {
+    if let Some(c) = &config.credentials {
+        return Some(Box::new(Digest::new(c.clone())));
+    }
+    let (sa, url) = (config.service_account.as_ref()?, config.token_url.as_ref()?);
+    Some(Box::new(OAuth::new(
+        sa.clone(),
+        url.clone(),
+        http.clone(),
+        config.token_file.clone(),
+    )))
 }
 
 /// A header value must be one line of visible text: a CR or LF (a key or user agent pasted

@@ -1,15 +1,19 @@
 //! The client: its checked settings, the per-process HTTP stack and authentication, and what
-//! it learns from the server. The builder is in [`builder`], the base URL with its redaction
-//! rules in `base_url.rs`, the pipeline that sends a request in [`send`], authentication in
-//! `authenticate.rs` (Digest) and `oauth.rs` (Atlas service accounts), pacing in `pace.rs`.
+//! it learns from the server. The builder is in [`builder`] (which also chooses the
+//! authentication scheme), the base URL with its redaction rules in `base_url.rs`, the
+//! pipeline that sends a request in [`send`], its retry rules and error mapping in `retry.rs`
+//! (shared with the token endpoint's), authentication in `authenticate.rs` (Digest) and
+//! `oauth.rs` (Atlas service accounts), pacing in `pace.rs`.
 
 mod authenticate;
 mod base_url;
 mod builder;
 mod oauth;
 mod pace;
+mod retry;
 mod send;
 mod server;
+mod token_file;
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -25,7 +29,7 @@ use authenticate::Authenticate;
 use base_url::maskable;
 pub use base_url::redact_url;
 pub use builder::ClientBuilder;
-pub(crate) use send::error_chain;
+pub(crate) use retry::error_chain;
 use server::ServerClock;
 pub use server::ServiceVersion;
 
@@ -74,6 +78,8 @@ struct Config {
     service_account: Option<ServiceAccount>,
     /// Where a service account buys its tokens.
     token_url: Option<url::Url>,
+    /// Where it shares them with the machine's other processes (`None`: the cache is off).
+    token_file: Option<token_file::TokenFile>,
     timeout: Duration,
     connect_timeout: Duration,
     max_retries: u32,
@@ -91,7 +97,8 @@ struct Config {
 /// and its handshake lock; the lock of a token fetch). A child made by `fork` inherits none
 /// of the threads behind them, so it builds its own on first use (see [`Client::process`]);
 /// the parent keeps its own untouched. (A service account's token itself is the client's,
-/// [`Inner::tokens`]: a child uses the token its parent bought.)
+/// [`Inner::tokens`]: a child uses the token its parent bought. Other processes take it from
+/// the machine's token cache, `token_file.rs`.)
 struct PerProcess {
     pid: u32,
     http: reqwest::Client,
@@ -167,7 +174,7 @@ impl PerProcess {
         })?;
         Ok(Self {
             pid: std::process::id(),
-            auth: authenticate::for_config(config, &http),
+            auth: builder::authenticator(config, &http),
             http,
             in_flight: tokio::sync::Semaphore::new(config.max_concurrency.max(1)),
             spare_bodies: std::sync::Mutex::new(Vec::new()),
@@ -292,6 +299,24 @@ impl Client {
             .map(ServiceAccount::client_id)
     }
 
+    /// The folder of the token cache the client shares with the machine's other processes
+    /// (a service account's, unless [`ClientBuilder::token_cache`] turned it off).
+    ///
+    /// ```
+    /// let dir = std::env::temp_dir().join("etl-tokens");
+    /// let c = opsapi::Client::atlas()
+    ///     .service_account("mdb_sa_id_1", "mdb_sa_sk_2")
+    ///     .token_cache_dir(&dir)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(c.token_cache(), Some(dir.as_path()));
+    /// let off = opsapi::Client::atlas().service_account("id", "secret").token_cache(false);
+    /// assert_eq!(off.build().unwrap().token_cache(), None);
+    /// ```
+    pub fn token_cache(&self) -> Option<&std::path::Path> {
+        self.inner.config.token_file.as_ref().map(|f| f.dir())
+    }
+
     /// Requests in flight at once for paging and fleet pulls.
     pub fn max_concurrency(&self) -> usize {
         self.inner.config.max_concurrency
@@ -352,6 +377,19 @@ impl Client {
                 flavour,
             })
         }
+    }
+
+    /// The secret to keep out of messages: the private key or the client secret.
+    fn secret(&self) -> Option<&str> {
+        let c = &self.inner.config;
+        c.credentials
+            .as_ref()
+            .map(Credentials::private_key)
+            .or_else(|| {
+                c.service_account
+                    .as_ref()
+                    .map(ServiceAccount::client_secret)
+            })
     }
 
     /// The connection pool and authentication of this process: after a `fork`, the child

@@ -5,11 +5,19 @@
 //! The token endpoint is itself rate limited (about 10 requests a minute), so a token is
 //! bought once and shared by every request of the client, its clones, threads and tasks:
 //! requests that find no usable token wait for the one purchase under way instead of making
-//! their own. A token is bought again once, shortly before it expires ([`margin`]), by the
-//! server's clock (the `Date` of its answers); a request refused 401 because its token expired
-//! by that clock is sent once more with a new one (a 401 of a token that has not expired is
-//! the answer: the key may not do this). A 429 of the token endpoint is waited out within the
-//! request's time budget, as any 429.
+//! their own. It is shared with the other processes of the machine too, through the cache
+//! of `token_file.rs`: a client with no usable token takes the one the cache holds, and buys
+//! one (and leaves it there) only while it holds the cache's lock, so that the others wait
+//! for it rather than buy their own.
+//!
+//! A token is bought again once, shortly before it expires ([`margin`]), by the server's
+//! clock (the `Date` of its answers; for a token from the cache and a client that has had no
+//! answer yet, the offset of that clock when the token was bought). A request refused 401
+//! because its token expired by that clock is sent once more with a new one. A 401 of a token
+//! that has not expired is the answer (the key may not do this), unless the token came from
+//! the cache: the server may not know it (revoked, or a server restarted on the same
+//! address), so the request is sent once more with a token bought anew. A 429 of the token
+//! endpoint is waited out within the request's time budget, as any 429.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -21,7 +29,9 @@ use reqwest::StatusCode;
 use serde::Deserialize;
 
 use super::authenticate::{Authenticate, Authorization, Handshake, Refusals, Sending};
-use super::send::parse_retry_after;
+use super::retry::parse_retry_after;
+use super::server::ServerClock;
+use super::token_file::{Entry, TokenFile};
 use crate::auth::ServiceAccount;
 use crate::error::{ApiError, Error, Result};
 use crate::flavour::OAUTH_TOKEN_PATH;
@@ -35,21 +45,30 @@ pub(crate) struct TokenCache {
 #[derive(Default)]
 struct TokenState {
     token: Option<Token>,
-    /// Bumped by every purchase, won or failed.
-    purchases: u64,
+    /// Bumped by every token bought or taken from the shared cache, and by every failed
+    /// purchase.
+    serials: u64,
     /// The error of the last purchase, if it failed: requests that waited for it get it too,
     /// rather than each asking the rate-limited endpoint again.
     failed: Option<(u64, Error)>,
+    /// A token of the shared cache that the server refused before it expired: not taken from
+    /// the cache again.
+    refused: Option<HeaderValue>,
 }
 
 struct Token {
     /// `Bearer …`, marked sensitive.
     header: HeaderValue,
-    /// Which purchase bought it.
+    /// Which purchase bought it (or which taking from the cache took it).
     serial: u64,
     /// Issued and expiring, by the server's clock.
     issued: DateTime<Utc>,
     expires: DateTime<Utc>,
+    /// The server's clock minus this machine's when it was bought: its "now" for a client
+    /// that has had no answer of its own yet.
+    offset: TimeDelta,
+    /// Taken from the cache shared with other processes, not bought by this client.
+    shared: bool,
 }
 
 impl Token {
@@ -57,6 +76,11 @@ impl Token {
     /// expiry.
     fn usable(&self, now: DateTime<Utc>) -> bool {
         now < self.expires - margin(self.expires - self.issued)
+    }
+
+    /// The server's now as `clock` tells it, else as it was when the token was bought.
+    fn now(&self, clock: &ServerClock) -> DateTime<Utc> {
+        Utc::now() + clock.offset().unwrap_or(self.offset)
     }
 }
 
@@ -72,14 +96,71 @@ impl TokenCache {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The token to send at `now`, if there is one still to be used.
-    fn usable(&self, now: DateTime<Utc>) -> Option<Authorization> {
+    /// The token to send now, if there is one still to be used.
+    fn usable(&self, clock: &ServerClock) -> Option<Authorization> {
         let state = self.lock();
-        let t = state.token.as_ref().filter(|t| t.usable(now))?;
+        let t = state.token.as_ref().filter(|t| t.usable(t.now(clock)))?;
         Some(Authorization {
             header: t.header.clone(),
             serial: t.serial,
         })
+    }
+
+    /// Takes the token of the shared cache, if it is one still to be used and not one the
+    /// server refused.
+    fn adopt(&self, entry: Option<Entry>, clock: &ServerClock) -> Option<Authorization> {
+        let entry = entry?;
+        let mut header = HeaderValue::from_str(&format!("Bearer {}", entry.access_token)).ok()?;
+        header.set_sensitive(true);
+        let mut state = self.lock();
+        if state.refused.as_ref() == Some(&header) {
+            return None;
+        }
+        // Its lifetime is not known here: what is left of it stands for it (the margin before
+        // its expiry is a tenth of that, or a minute).
+        let offset = entry.offset();
+        let mut token = Token {
+            header,
+            serial: 0,
+            issued: Utc::now() + clock.offset().unwrap_or(offset),
+            expires: entry.expires,
+            offset,
+            shared: true,
+        };
+        if !token.usable(token.now(clock)) {
+            return None;
+        }
+        state.serials += 1;
+        token.serial = state.serials;
+        tracing::debug!(
+            target: "opsapi", serial = token.serial, expires = %token.expires,
+            "took the access token of the cache shared with other processes"
+        );
+        let a = Authorization {
+            header: token.header.clone(),
+            serial: token.serial,
+        };
+        state.token = Some(token);
+        Some(a)
+    }
+}
+
+/// A token as the token endpoint sold it.
+struct Bought {
+    /// `Bearer …`, marked sensitive.
+    header: HeaderValue,
+    /// The token itself, for the shared cache.
+    access_token: String,
+    /// Issued and expiring, by the server's clock.
+    issued: DateTime<Utc>,
+    expires: DateTime<Utc>,
+}
+
+impl std::fmt::Debug for Bought {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bought")
+            .field("expires", &self.expires)
+            .finish_non_exhaustive()
     }
 }
 
@@ -88,32 +169,42 @@ pub(crate) struct OAuth {
     account: ServiceAccount,
     url: url::Url,
     http: reqwest::Client,
+    /// The cache shared with the other processes of the machine, unless it is off.
+    shared: Option<TokenFile>,
     /// Held by the one request that buys a token; the others wait for it.
     purchase: tokio::sync::Mutex<()>,
 }
 
 impl OAuth {
-    pub(crate) fn new(account: ServiceAccount, url: url::Url, http: reqwest::Client) -> Self {
+    pub(crate) fn new(
+        account: ServiceAccount,
+        url: url::Url,
+        http: reqwest::Client,
+        shared: Option<TokenFile>,
+    ) -> Self {
         Self {
             account,
             url,
             http,
+            shared,
             purchase: tokio::sync::Mutex::new(()),
         }
     }
 
-    /// The token to send: the one held while it is usable, else a new one, bought by one
-    /// request while the others wait.
+    /// The token to send: the one held while it is usable, else the shared cache's, else a
+    /// new one, bought by one request (of one process, where the cache's lock can be taken)
+    /// while the others wait.
     async fn token(&self, cx: &Sending<'_>) -> Result<Authorization> {
-        let cache = &cx.client.inner.tokens;
-        if let Some(a) = cache.usable(cx.client.server_time()) {
+        let client = cx.client;
+        let (cache, clock) = (&client.inner.tokens, &client.inner.server_clock);
+        if let Some(a) = cache.usable(clock) {
             return Ok(a);
         }
-        let seen = cache.lock().purchases;
+        let seen = cache.lock().serials;
         let _turn = tokio::time::timeout_at(cx.deadline, self.purchase.lock())
             .await
-            .map_err(|_| cx.client.timeout_error_of(cx.method, cx.path))?;
-        if let Some(a) = cache.usable(cx.client.server_time()) {
+            .map_err(|_| client.timeout_error_of(cx.method, cx.path))?;
+        if let Some(a) = cache.usable(clock) {
             return Ok(a);
         }
         {
@@ -124,18 +215,56 @@ impl OAuth {
                 }
             }
         }
+        let Some(shared) = &self.shared else {
+            return self.buy_and_keep(cx, None).await;
+        };
+        if let Some(a) = cache.adopt(shared.read(), clock) {
+            return Ok(a);
+        }
+        // Another process may be buying one: its token is there once it lets go.
+        let _held = shared.lock(cx.deadline).await;
+        if let Some(a) = cache.adopt(shared.read(), clock) {
+            return Ok(a);
+        }
+        self.buy_and_keep(cx, Some(shared)).await
+    }
+
+    /// Buys a token, and keeps it for the client's requests (and in the shared cache).
+    async fn buy_and_keep(
+        &self,
+        cx: &Sending<'_>,
+        shared: Option<&TokenFile>,
+    ) -> Result<Authorization> {
+        let client = cx.client;
         let bought = self.buy(cx).await;
-        let mut state = cache.lock();
-        state.purchases += 1;
-        let serial = state.purchases;
+        let offset = client.inner.server_clock.offset().unwrap_or_default();
+        if let (Ok(b), Some(shared)) = (&bought, shared) {
+            if let Some(expires_here) = b.expires.checked_sub_signed(offset) {
+                shared.write(&Entry {
+                    access_token: b.access_token.clone(),
+                    expires: b.expires,
+                    expires_here,
+                });
+            }
+        }
+        let mut state = client.inner.tokens.lock();
+        state.serials += 1;
+        let serial = state.serials;
         match bought {
-            Ok((header, issued, expires)) => {
+            Ok(Bought {
+                header,
+                issued,
+                expires,
+                ..
+            }) => {
                 tracing::debug!(target: "opsapi", serial, %expires, "bought an access token");
                 state.token = Some(Token {
                     header: header.clone(),
                     serial,
                     issued,
                     expires,
+                    offset,
+                    shared: false,
                 });
                 state.failed = None;
                 Ok(Authorization { header, serial })
@@ -149,7 +278,7 @@ impl OAuth {
 
     /// One purchase at the token endpoint, retried as the client's rules say (connect errors,
     /// 429 with its `Retry-After`, 502/503/504) within the request's time budget.
-    async fn buy(&self, cx: &Sending<'_>) -> Result<(HeaderValue, DateTime<Utc>, DateTime<Utc>)> {
+    async fn buy(&self, cx: &Sending<'_>) -> Result<Bought> {
         let client = cx.client;
         let config = &client.inner.config;
         let mut retries = 0;
@@ -259,10 +388,15 @@ impl Authenticate for OAuth {
         let again = match &state.token {
             Some(t) if t.serial == sent.serial => {
                 let expired = !t.usable(now);
-                if expired {
+                // A token of the shared cache the server does not know: bought anew, once.
+                let unknown = t.shared && !expired;
+                if unknown {
+                    state.refused = Some(t.header.clone());
+                }
+                if expired || unknown {
                     state.token = None;
                 }
-                expired
+                expired || unknown
             }
             // Another request has bought a newer token since: this one goes out with it.
             Some(_) => true,
@@ -273,7 +407,7 @@ impl Authenticate for OAuth {
         if again {
             tracing::debug!(
                 target: "opsapi",
-                method = cx.method, path = cx.path, "access token expired: buying another"
+                method = cx.method, path = cx.path, "access token expired or refused: another"
             );
             refusals.signed += 1;
         }
@@ -292,11 +426,7 @@ struct TokenBody {
 /// The token of a 200 answer: `Bearer <access_token>` and its issue and expiry instants by the
 /// server's clock (its `Date`, else `now`). A body that is not the documented JSON is a decode
 /// error naming the field; its text is not shown (it may hold a token).
-fn token_of(
-    body: &[u8],
-    headers: &HeaderMap,
-    now: DateTime<Utc>,
-) -> Result<(HeaderValue, DateTime<Utc>, DateTime<Utc>)> {
+fn token_of(body: &[u8], headers: &HeaderMap, now: DateTime<Utc>) -> Result<Bought> {
     let decode = |field: &str, message: String| Error::Decode {
         path: OAUTH_TOKEN_PATH.into(),
         field: field.into(),
@@ -324,7 +454,12 @@ fn token_of(
         .ok_or_else(|| decode("access_token", "not a token that fits a header".into()))?;
     header.set_sensitive(true);
     let issued = super::server::http_date(headers).unwrap_or(now);
-    Ok((header, issued, issued + lifetime))
+    Ok(Bought {
+        header,
+        access_token: t.access_token,
+        issued,
+        expires: issued + lifetime,
+    })
 }
 
 /// The error of the token endpoint: the API's error body, or OAuth's (`error`,
@@ -393,14 +528,16 @@ mod tests {
             .unwrap()
             .to_utc();
         let body = br#"{"access_token":"abc","expires_in":3600,"token_type":"Bearer"}"#;
-        let (header, issued, expires) = token_of(body, &HeaderMap::new(), t0).unwrap();
-        assert!(header.is_sensitive());
-        assert_eq!(header.to_str().unwrap(), "Bearer abc");
+        let b = token_of(body, &HeaderMap::new(), t0).unwrap();
+        assert!(b.header.is_sensitive());
+        assert_eq!(b.header.to_str().unwrap(), "Bearer abc");
         let t = Token {
-            header,
+            header: b.header,
             serial: 1,
-            issued,
-            expires,
+            issued: b.issued,
+            expires: b.expires,
+            offset: TimeDelta::zero(),
+            shared: false,
         };
         assert!(t.usable(t0 + TimeDelta::seconds(3539)));
         assert!(!t.usable(t0 + TimeDelta::seconds(3540)));

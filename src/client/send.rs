@@ -1,23 +1,19 @@
 //! The request pipeline: the flavour's form of the request, signing (`authenticate.rs`),
 //! same-origin redirects, a 401 answered by the scheme (a new challenge, a new token), retries
-//! by the rules documented on [`Client`], the time budget, and bodies read under the size cap.
-//!
-//! (Over 600 lines: the one pipeline and its error constructors, kept together so that every
-//! rule of an attempt reads in one place.)
+//! by the rules documented on [`Client`] (`retry.rs`), the time budget, and bodies read under
+//! the size cap.
 
 use std::time::Duration;
 
 use bytes::Bytes;
-use reqwest::header::{
-    HeaderMap, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION, RETRY_AFTER, USER_AGENT,
-};
+use reqwest::header::{HeaderMap, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION, USER_AGENT};
 use reqwest::{Method, StatusCode};
 use tokio::time::Instant;
 use url::Url;
 
 use super::authenticate::{Refusals, Sending};
-use super::{maskable, redact_url, Client, ServiceVersion};
-use crate::auth::{Credentials, ServiceAccount};
+use super::retry::{parse_retry_after, Fault};
+use super::{redact_url, Client, ServiceVersion};
 use crate::error::{ApiError, Error, Result};
 use crate::request::{build_url, request_target, Request};
 
@@ -33,33 +29,6 @@ pub(crate) struct Response {
     pub(crate) body: Bytes,
 }
 
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(inner) = src {
-        let msg = inner.to_string();
-        if !s.contains(&msg) {
-            s.push_str(": ");
-            s.push_str(&msg);
-        }
-        src = inner.source();
-    }
-    s
-}
-
-pub(crate) fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let v = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    if let Ok(secs) = v.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    let when = chrono::DateTime::parse_from_rfc2822(v).ok()?;
-    // An HTTP date counts from the answer's own `Date` (RFC 9110, 10.2.3), so that a skew
-    // between the clocks does not lengthen or cut the wait.
-    let now = super::server::http_date(headers).unwrap_or_else(chrono::Utc::now);
-    let delta = when.with_timezone(&chrono::Utc) - now;
-    Some(delta.to_std().unwrap_or(Duration::ZERO))
-}
-
 fn service_version(headers: &HeaderMap) -> Option<ServiceVersion> {
     let h = headers
         .get("x-vendor-service-version")
@@ -72,25 +41,6 @@ fn same_origin(a: &Url, b: &Url) -> bool {
     a.scheme() == b.scheme()
         && a.host_str() == b.host_str()
         && a.port_or_known_default() == b.port_or_known_default()
-}
-
-/// Why an attempt failed, for the retry rules (see [`Client`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Fault {
-    /// The connection could not be made: nothing reached the server.
-    Connect,
-    /// 429: the server did not act on the request.
-    RateLimited,
-    /// A 502/503/504, a reset or a cut body: the server may have acted on the request.
-    MaybeApplied,
-}
-
-/// Whether `method` may be sent again after `fault`.
-fn may_retry(method: &Method, fault: Fault) -> bool {
-    match fault {
-        Fault::Connect | Fault::RateLimited => true,
-        Fault::MaybeApplied => matches!(*method, Method::GET | Method::HEAD | Method::DELETE),
-    }
 }
 
 /// A body that could not be read whole.
@@ -161,13 +111,9 @@ impl Client {
         let method = req.method.clone();
         let pace = super::pace::key(
             &req.path,
-            (config.flavour == crate::Flavour::Atlas)
-                .then(|| req.operation.map(|op| op.endpoint_set()))
-                .flatten(),
+            (config.flavour == crate::Flavour::Atlas).then(|| req.operation.endpoint_set()),
         );
-        let rate = config
-            .rate_limit
-            .of(req.operation.map(|op| op.endpoint_set()));
+        let rate = config.rate_limit.of(Some(req.operation.endpoint_set()));
         let accept = reqwest::header::HeaderValue::from_str(&req.accept())
             .map_err(|e| Error::Internal(format!("an Accept header: {e}")))?;
         let mut retries: u32 = 0;
@@ -373,82 +319,6 @@ impl Client {
         }
     }
 
-    /// Decides whether to try again after `err`, and waits the backoff (or `Retry-After`)
-    /// when so. No retry when the rules forbid it, the retries are spent, or the wait would
-    /// not end before the time budget (or is longer than `max_retry_wait`).
-    async fn retry(
-        &self,
-        req: &Request,
-        fault: Fault,
-        retries: &mut u32,
-        deadline: Instant,
-        retry_after: Option<Duration>,
-        err: &Error,
-    ) -> bool {
-        let allowed = may_retry(&req.method, fault);
-        self.retry_as(
-            req.method.as_str(),
-            &req.path,
-            allowed,
-            retries,
-            deadline,
-            retry_after,
-            err,
-        )
-        .await
-    }
-
-    /// [`Client::retry`] of any request (the token endpoint's too): `allowed` says whether
-    /// the rules let it be sent again after its fault.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn retry_as(
-        &self,
-        method: &str,
-        path: &str,
-        allowed: bool,
-        retries: &mut u32,
-        deadline: Instant,
-        retry_after: Option<Duration>,
-        err: &Error,
-    ) -> bool {
-        let config = &self.inner.config;
-        if !allowed || *retries >= config.max_retries {
-            return false;
-        }
-        let attempt = *retries + 1;
-        let delay = match retry_after {
-            Some(d) if d > config.max_retry_wait => return false,
-            Some(d) => d,
-            None => {
-                let base = config.retry_backoff.as_secs_f64() * 2f64.powi(attempt as i32 - 1);
-                let capped = base.min(8.0);
-                // "Equal jitter": half fixed, half random, so retries of many clients spread.
-                Duration::from_secs_f64(capped / 2.0 + fastrand::f64() * capped / 2.0)
-            }
-        };
-        if Instant::now() + delay >= deadline {
-            tracing::debug!(
-                target: "opsapi",
-                method, path, delay_ms = delay.as_millis() as u64,
-                "not retrying: the wait would outlast the time budget"
-            );
-            return false;
-        }
-        *retries = attempt;
-        tracing::warn!(
-            target: "opsapi",
-            method,
-            path,
-            attempt,
-            max_retries = config.max_retries,
-            delay_ms = delay.as_millis() as u64,
-            "retrying after {}",
-            short_reason(err)
-        );
-        tokio::time::sleep(delay).await;
-        true
-    }
-
     /// The next URL of a redirect, when it is to be followed; an error for one that is not.
     fn redirect(
         &self,
@@ -502,19 +372,6 @@ impl Client {
         Ok(Some(next))
     }
 
-    /// The secret to keep out of messages: the private key or the client secret.
-    fn secret(&self) -> Option<&str> {
-        let c = &self.inner.config;
-        c.credentials
-            .as_ref()
-            .map(Credentials::private_key)
-            .or_else(|| {
-                c.service_account
-                    .as_ref()
-                    .map(ServiceAccount::client_secret)
-            })
-    }
-
     fn log_request(
         &self,
         req: &Request,
@@ -533,48 +390,6 @@ impl Client {
         );
     }
 
-    fn timeout_error(&self, req: &Request) -> Error {
-        self.timeout_error_of(req.method.as_str(), &req.path)
-    }
-
-    pub(crate) fn timeout_error_of(&self, method: &str, path: &str) -> Error {
-        Error::Timeout {
-            method: method.to_string(),
-            path: path.to_string(),
-            timeout: self.inner.config.timeout,
-        }
-    }
-
-    fn too_large(&self, req: &Request) -> Error {
-        Error::ResponseTooLarge {
-            method: req.method.to_string(),
-            path: req.path.clone(),
-            limit: self.inner.config.max_response_bytes,
-        }
-    }
-
-    fn transport_error(&self, req: &Request, e: reqwest::Error) -> Error {
-        self.transport_error_of(req.method.as_str(), &req.path, e)
-    }
-
-    pub(crate) fn transport_error_of(&self, method: &str, path: &str, e: reqwest::Error) -> Error {
-        if e.is_timeout() {
-            return self.timeout_error_of(method, path);
-        }
-        // reqwest names the URL in its messages; the path is named by this error already,
-        // and the base URL is the user's own (where a key could have been pasted).
-        let e = e.without_url();
-        let message = crate::tls::with_hint(error_chain(&e), &e);
-        Error::Transport {
-            method: method.to_string(),
-            path: path.to_string(),
-            message: match maskable(self.secret()) {
-                Some(k) => message.replace(k, "***"),
-                None => message,
-            },
-        }
-    }
-
     /// Sends a request and decodes the answer (a model or measurements).
     pub(crate) async fn send_decoded<T: crate::decode::Decode>(&self, req: Request) -> Result<T> {
         let resp = self.execute(&req).await?;
@@ -584,14 +399,6 @@ impl Client {
             process.recycle(resp.body);
         }
         decoded
-    }
-}
-
-/// A short reason for a retry's log line.
-fn short_reason(err: &Error) -> String {
-    match err {
-        Error::Api(api) => api.status.to_string(),
-        other => other.to_string(),
     }
 }
 
@@ -606,16 +413,5 @@ mod tests {
         assert!(!same_origin(&u("https://om/a"), &u("http://om/a")));
         assert!(!same_origin(&u("https://om/a"), &u("https://om:8443/a")));
         assert!(!same_origin(&u("https://om/a"), &u("https://evil/a")));
-    }
-
-    #[test]
-    fn retry_rules_by_method() {
-        for m in [Method::GET, Method::DELETE, Method::PATCH] {
-            assert!(may_retry(&m, Fault::Connect));
-            assert!(may_retry(&m, Fault::RateLimited));
-        }
-        assert!(may_retry(&Method::GET, Fault::MaybeApplied));
-        assert!(may_retry(&Method::DELETE, Fault::MaybeApplied));
-        assert!(!may_retry(&Method::PATCH, Fault::MaybeApplied));
     }
 }

@@ -1,7 +1,7 @@
 //! What a client learns about the server from its answers' headers: the service version, and
 //! its clock (`Date`).
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
 use chrono::{DateTime, TimeDelta, Utc};
 use reqwest::header::{HeaderMap, DATE};
@@ -58,6 +58,8 @@ impl ServiceVersion {
 pub(crate) struct ServerClock {
     /// The server's clock minus this machine's, in milliseconds (0: the same, or not known).
     skew_ms: AtomicI64,
+    /// Whether an answer has told it (else `skew_ms` is 0 for want of knowing).
+    known: AtomicBool,
 }
 
 impl ServerClock {
@@ -76,6 +78,14 @@ impl ServerClock {
             skew.num_milliseconds()
         };
         self.skew_ms.store(skew, Ordering::Relaxed);
+        self.known.store(true, Ordering::Relaxed);
+    }
+
+    /// The server's clock minus this machine's, once an answer has told it.
+    pub(crate) fn offset(&self) -> Option<TimeDelta> {
+        self.known
+            .load(Ordering::Relaxed)
+            .then(|| TimeDelta::milliseconds(self.skew_ms.load(Ordering::Relaxed)))
     }
 
     /// The server's now, as far as its answers tell.
@@ -122,7 +132,9 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         let c = ServerClock::default();
+        assert_eq!(c.offset(), None, "no answer yet");
         c.observe(&date("Wed, 25 Nov 2026 10:00:00 GMT"), received);
+        assert_eq!(c.offset(), Some(TimeDelta::zero()));
         assert_eq!(c.skew_ms.load(Ordering::Relaxed), 0, "within the tolerance");
         c.observe(&date("Mon, 01 Jun 2026 12:00:00 GMT"), received);
         let want = DateTime::parse_from_rfc3339("2026-06-01T12:00:00Z")

@@ -13,6 +13,28 @@ mod sim;
 
 use pyo3::prelude::*;
 
+/// `MEASUREMENT_NAMES` (flavour -> kind -> the names its server takes) and `MAX_MEASUREMENTS`
+/// (flavour -> names one request may carry, or None): `crate::flavour::measurements`.
+fn measurement_names(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    use crate::flavour::{Flavour, Operation};
+    use pyo3::types::PyDict;
+    let (names, max) = (PyDict::new(m.py()), PyDict::new(m.py()));
+    for f in Flavour::ALL {
+        let kinds = PyDict::new(m.py());
+        for (kind, op) in [
+            ("host", Operation::MeasurementsHost),
+            ("disk", Operation::MeasurementsDisk),
+            ("database", Operation::MeasurementsDatabase),
+        ] {
+            kinds.set_item(kind, f.measurement_names(op).to_vec())?;
+        }
+        names.set_item(f.as_str(), kinds)?;
+        max.set_item(f.as_str(), f.max_measurements())?;
+    }
+    m.add("MEASUREMENT_NAMES", names)?;
+    m.add("MAX_MEASUREMENTS", max)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     logging::install();
@@ -25,28 +47,25 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         names.set_item(om, atlas)?;
     }
     m.add("ATLAS_MEASUREMENT_NAMES", names)?;
+    measurement_names(m)?;
+    // The flavour table's operations and the flavours that have each, for the tests that
+    // every one is reachable, in the stub and served (tests/python/test_operation_table.py).
+    let operations = pyo3::types::PyDict::new(m.py());
+    for op in crate::Operation::ALL {
+        let flavours = crate::Flavour::ALL.into_iter().filter(|f| f.supports(op));
+        let flavours: Vec<&str> = flavours.map(|f| f.as_str()).collect();
+        operations.set_item(op.name(), pyo3::types::PyTuple::new(m.py(), flavours)?)?;
+    }
+    m.add("OPERATIONS", operations)?;
     m.add_function(wrap_pyfunction!(runtime::_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(args::parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(sim::_sim_main, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::_sim_help, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::_seasonal_cases, m)?)?;
     m.add_function(wrap_pyfunction!(api::_check_targets, m)?)?;
     m.add_class::<api::Client>()?;
     m.add_class::<api::AsyncClient>()?;
-    m.add_class::<api::AccessList>()?;
-    m.add_class::<api::GlobalAlerts>()?;
-    m.add_class::<api::AlertConfigs>()?;
-    m.add_class::<api::Alerts>()?;
-    m.add_class::<api::Hosts>()?;
-    m.add_class::<api::MeasurementsApi>()?;
-    m.add_class::<api::Events>()?;
-    m.add_class::<api::Groups>()?;
-    m.add_class::<api::AsyncAccessList>()?;
-    m.add_class::<api::AsyncGlobalAlerts>()?;
-    m.add_class::<api::AsyncAlertConfigs>()?;
-    m.add_class::<api::AsyncAlerts>()?;
-    m.add_class::<api::AsyncHosts>()?;
-    m.add_class::<api::AsyncMeasurementsApi>()?;
-    m.add_class::<api::AsyncEvents>()?;
-    m.add_class::<api::AsyncGroups>()?;
+    api::add_handles(m)?;
     m.add_class::<api::Store>()?;
     m.add_class::<api::SyncReport>()?;
     m.add_class::<api::StoreCheck>()?;

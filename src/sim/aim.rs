@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::Fault;
+use crate::flavour::API_PATH;
 use crate::flavour::ATLAS_API_PATH;
-use crate::request::API_PATH;
 
 /// The requests a fault or a hold is aimed at: every field given must match. The default
 /// matches every request.

@@ -29,6 +29,130 @@ pub const USAGE: &str = "usage: opsapi-sim [--port PORT] [--seed SEED] [--projec
 [--retry-after SECS] [--rate-limit PER_SECOND] [--tls [ca|self-signed]] \
 [--flavour ops-manager|cloud-manager|atlas] [--token-buckets]";
 
+/// Every flag [`parse_args`] takes: its name, its value, and what it does (`--help`; a test
+/// checks that each is taken and that the parser takes no other).
+pub const FLAGS: &[(&str, &str, &str)] = &[
+    (
+        "--port",
+        "PORT",
+        "port to listen on (default 8080; 0: a free one)",
+    ),
+    ("--bind", "ADDR", "address to listen on (default 127.0.0.1)"),
+    (
+        "--seed",
+        "SEED",
+        "the world's seed (default 0): one seed, one world",
+    ),
+    ("--projects", "N", "projects in the world (default 3)"),
+    (
+        "--hosts-per-project",
+        "N",
+        "hosts of each project (default 5)",
+    ),
+    ("--global-alerts", "N", "global alerts (default 60)"),
+    (
+        "--flavour",
+        "ops-manager|cloud-manager|atlas",
+        "the server to be (default ops-manager); atlas adds a service account",
+    ),
+    (
+        "--token-buckets",
+        "",
+        "Atlas's documented rate limits, as token buckets",
+    ),
+    (
+        "--tls",
+        "[ca|self-signed]",
+        "HTTPS, with a certificate made at start by an internal CA (the default) or \
+         self-signed; prints the PEM file as OPSAPI_CA_FILE",
+    ),
+    ("--workers", "N", "server threads (default 2)"),
+    (
+        "--nonce-lifetime",
+        "SECS",
+        "how long a Digest nonce stays valid (default 300)",
+    ),
+    (
+        "--latency-ms",
+        "MS",
+        "delay before every answer (default 0)",
+    ),
+    (
+        "--rate-429",
+        "P",
+        "share of requests answered 429 RATE_LIMITED, 0 to 1 (default 0)",
+    ),
+    (
+        "--rate-500",
+        "P",
+        "share answered 500 UNEXPECTED_ERROR (default 0)",
+    ),
+    ("--rate-503", "P", "share answered 503 (default 0)"),
+    (
+        "--rate-reset",
+        "P",
+        "share of connections closed without an answer (default 0)",
+    ),
+    (
+        "--rate-truncate",
+        "P",
+        "share of answers cut to half their body (default 0)",
+    ),
+    (
+        "--retry-after",
+        "SECS",
+        "Retry-After of 429 and 503 answers (default 1)",
+    ),
+    (
+        "--rate-limit",
+        "PER_SECOND",
+        "at most this many requests a second per project, as Ops Manager's rate limit",
+    ),
+];
+
+/// `--help`: what the simulator is, then each flag on its own line with what it does.
+pub fn help() -> String {
+    let mut out = String::from(
+        "usage: opsapi-sim [FLAGS]\n\n\
+         Serves a seeded world of projects, hosts, alerts and measurements as Ops\n\
+         Manager, Cloud Manager or Atlas would, until Ctrl-C or SIGTERM. Prints its base\n\
+         URL and keys, also as OPSAPI_*= lines for a shell.\n\nflags:\n",
+    );
+    for (flag, value, what) in FLAGS {
+        let head = if value.is_empty() {
+            (*flag).to_string()
+        } else {
+            format!("{flag} {value}")
+        };
+        if head.len() > 24 {
+            out.push_str(&format!("  {head}\n"));
+        }
+        // The description in a column of its own, wrapped to fit 80 columns.
+        let mut lines = vec![String::new()];
+        for word in what.split(' ') {
+            let last = lines.last_mut().expect("one line at least");
+            if !last.is_empty() && last.len() + 1 + word.len() > 52 {
+                lines.push(word.to_string());
+            } else {
+                if !last.is_empty() {
+                    last.push(' ');
+                }
+                last.push_str(word);
+            }
+        }
+        for (i, line) in lines.iter().enumerate() {
+            let left = if i == 0 && head.len() <= 24 {
+                head.as_str()
+            } else {
+                ""
+            };
+            out.push_str(&format!("  {left:<24}  {line}\n"));
+        }
+    }
+    out.push_str(&format!("  {:<24}  this help\n", "-h, --help"));
+    out
+}
+
 /// The configuration the flags ask for (an empty error: `--help`).
 pub fn parse_args(args: &[String]) -> Result<SimConfig, String> {
     let mut config = SimConfig {
@@ -44,6 +168,10 @@ pub fn parse_args(args: &[String]) -> Result<SimConfig, String> {
         };
         if name == "-h" || name == "--help" {
             return Err(String::new());
+        }
+        // Only the flags of the help: one that is parsed below but missing there is refused.
+        if !FLAGS.iter().any(|(f, _, _)| *f == name) {
+            return Err(format!("unknown option {name}"));
         }
         if name == "--token-buckets" {
             config.token_buckets = super::TokenBucket::documented();
@@ -129,12 +257,15 @@ pub fn parse_args(args: &[String]) -> Result<SimConfig, String> {
 pub fn run(args: &[String]) -> u8 {
     let config = match parse_args(args) {
         Ok(c) => c,
+        Err(e) if e.is_empty() => {
+            print!("{}", help());
+            return 0;
+        }
         Err(e) => {
-            if !e.is_empty() {
-                eprintln!("opsapi-sim: {e}");
-            }
+            eprintln!("opsapi-sim: {e}");
             eprintln!("{USAGE}");
-            return if e.is_empty() { 0 } else { 2 };
+            eprintln!("(opsapi-sim --help says what each flag does)");
+            return 2;
         }
     };
     let seed = config.seed;
@@ -261,5 +392,47 @@ impl Signals {
         self.rt.block_on(async {
             let _ = tokio::signal::ctrl_c().await;
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value each flag takes.
+    fn sample(flag: &str) -> Option<&'static str> {
+        match flag {
+            "--token-buckets" => None,
+            "--tls" => Some("self-signed"),
+            "--flavour" => Some("atlas"),
+            "--bind" => Some("127.0.0.1"),
+            f if f.starts_with("--rate-") && f != "--rate-limit" => Some("0.5"),
+            _ => Some("1"),
+        }
+    }
+
+    #[test]
+    fn every_flag_of_the_help_is_taken_and_no_other() {
+        for (flag, _, what) in FLAGS {
+            let mut args = vec![flag.to_string()];
+            args.extend(sample(flag).map(String::from));
+            assert!(
+                parse_args(&args).is_ok(),
+                "{flag} is in the help but refused"
+            );
+            assert!(!what.is_empty() && USAGE.contains(flag), "{flag}");
+        }
+        // Every flag of the usage line has its line in the help.
+        for word in USAGE.split(['[', ']', ' ']) {
+            if word.starts_with("--") {
+                assert!(
+                    FLAGS.iter().any(|(f, _, _)| *f == word),
+                    "{word} has no help"
+                );
+            }
+        }
+        assert!(parse_args(&["--not-a-flag".into(), "1".into()]).is_err());
+        // The help is text for an 80-column terminal.
+        assert!(help().lines().all(|l| l.len() <= 80), "{}", help());
     }
 }

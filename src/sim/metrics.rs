@@ -3,10 +3,24 @@
 //! A value is a pure function of (seed, host, metric, timestamp): two requests for overlapping
 //! windows agree on every shared timestamp, except that a rate series' first point in a
 //! response is always null (as the service documents).
+//!
+//! An alert's breach ([`Breach`]) shows in its host's series of that measurement: every point
+//! whose interval (`t` to `t + step`) holds part of the breach is the breach's level (within
+//! 4 %), so that an alert's context shows what it alerted on at any granularity. (A real
+//! server's coarser points average their interval and may hide a short breach; the
+//! simulator's show its worst.) The point an alert was raised from is never missing.
+//!
+//! The catalog is in Ops Manager's names and units, every name one of its documented catalog
+//! (`opsapi::flavour::measurements`). Atlas serves a series under its own name when it has it
+//! ([`Face::of`]: `SYSTEM_NETWORK_IN` for `SYSTEM_NETWORK_BYTES_IN`, ...) and in the units of
+//! its specification (bytes for megabytes and kilobytes, milliseconds for seconds and hours);
+//! what Atlas does not have (`DB_INDEX_SIZE_TOTAL`, `DATABASE_FILE_SIZE`, ...) it does not
+//! serve.
 
 use super::fmt::{push_f64, push_str, push_timestamp};
 use super::rng::{hash, unit};
-use super::world::{Database, Host, Partition};
+use super::world::{Breach, Database, Host, Partition};
+use crate::flavour::{Flavour, Operation};
 
 /// The shape of a series.
 #[derive(Debug, Clone, Copy)]
@@ -112,7 +126,7 @@ const BPS: &str = "BYTES_PER_SECOND";
 /// Host measurements, in the order responses list them.
 #[rustfmt::skip]
 pub(crate) const HOST_METRICS: &[MetricDef] = &[
-    rate("ASSERT_REGULAR", SPS, 0.02, 0.5, 1.0),
+    rate("ASSERT_REGULAR", SPS, 0.0, 0.5, 1.0), // none but in a breach (its alerts' threshold is 0)
     rate("ASSERT_WARNING", SPS, 0.01, 0.5, 1.0),
     rate("ASSERT_MSG", SPS, 0.005, 0.0, 1.0),
     rate("ASSERT_USER", SPS, 0.3, 1.0, 0.8),
@@ -249,6 +263,46 @@ pub(crate) const DATABASE_METRICS: &[MetricDef] = &[
     db("DATABASE_OBJECT_COUNT", "SCALAR", Kind::DbObjects),
 ];
 
+/// How a flavour serves one metric of the catalog: its name there, its units there, and the
+/// factor from the catalog's units to those.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Face {
+    pub name: &'static str,
+    pub units: &'static str,
+    pub factor: f64,
+}
+
+impl Face {
+    /// How `flavour` serves `m` for the measurements operation `op`, or `None` when it has no
+    /// such measurement.
+    pub(crate) fn of(flavour: Flavour, op: Operation, m: &MetricDef) -> Option<Face> {
+        let name = flavour.measurement_name(op, m.name).ok()?;
+        let (units, factor) = match flavour {
+            Flavour::Atlas => atlas_units(m.units),
+            _ => (m.units, 1.0),
+        };
+        Some(Face {
+            name,
+            units,
+            factor,
+        })
+    }
+}
+
+/// Atlas's units (its specification's enum: `BYTES`, `BYTES_PER_SECOND`, `GIGABYTES`,
+/// `GIGABYTES_PER_HOUR`, `MEGABYTES_PER_SECOND`, `MICROSECONDS`, `MILLISECONDS`, `PERCENT`,
+/// `SCALAR`, `SCALAR_PER_SECOND`) for the catalog's, with the factor between them.
+fn atlas_units(units: &'static str) -> (&'static str, f64) {
+    match units {
+        "KILOBYTES" => ("BYTES", 1024.0),
+        "MEGABYTES" => ("BYTES", 1024.0 * 1024.0),
+        "SECONDS" => ("MILLISECONDS", 1e3),
+        "MINUTES" => ("MILLISECONDS", 6e4),
+        "HOURS" => ("MILLISECONDS", 3.6e6),
+        other => (other, 1.0),
+    }
+}
+
 /// Business-hours load in [0, 1]: a bump between 07:00 and 21:00 UTC, lower at weekends.
 fn busy(t: i64, granularity: i64) -> f64 {
     if granularity >= 86_400 {
@@ -275,6 +329,56 @@ pub(crate) fn disk_trend(p: &Partition, anchor: i64, t: i64) -> f64 {
     v.clamp(cap * 0.01, cap)
 }
 
+/// The key of a host's own series (and, with `partition`, of a partition's): what the noise
+/// of every value of them is drawn from.
+pub(crate) fn series_key(seed: u64, host_index: usize, partition: Option<usize>) -> u64 {
+    hash(&[
+        seed,
+        host_index as u64,
+        partition.map_or(u64::MAX, |p| p as u64),
+    ])
+}
+
+/// The percent used a partition's series shows at `t` (its trend plus its noise): what a
+/// disk-space alert compares with its threshold. `key` is [`series_key`] of the partition.
+pub(crate) fn disk_percent_used(key: u64, p: &Partition, anchor: i64, t: i64) -> f64 {
+    let used = disk_used(key, p, anchor, t);
+    ((used / p.capacity_bytes as f64 * 100.0) * 100.0).round() / 100.0
+}
+
+/// Used bytes a partition's series shows at `t`: the trend plus the noise of `t`.
+fn disk_used(key: u64, p: &Partition, anchor: i64, t: i64) -> f64 {
+    let cap = p.capacity_bytes as f64;
+    let dn = unit(hash(&[key, 0x6469_736b, t as u64])) * 2.0 - 1.0;
+    (disk_trend(p, anchor, t) + p.noise_bytes * dn)
+        .clamp(0.0, cap)
+        .round()
+}
+
+/// Where a host measurement sits in [`HOST_METRICS`], and whether it is a whole number.
+pub(crate) fn host_metric(name: &str) -> Option<(usize, bool)> {
+    let i = HOST_METRICS.iter().position(|m| m.name == name)?;
+    let int = matches!(HOST_METRICS[i].kind, Kind::Gauge { int: true, .. });
+    Some((i, int))
+}
+
+/// The value a host series shows at `t` within a breach of `level`: the level within 4 %, by
+/// the noise of the point. `key` is [`series_key`] of the host, `(mi, int)` [`host_metric`].
+pub(crate) fn breach_point(key: u64, (mi, int): (usize, bool), level: f64, t: i64) -> f64 {
+    let n = unit(hash(&[key, mi as u64, t as u64])) * 2.0 - 1.0;
+    let v = (level * (1.0 + 0.04 * n)).max(0.0);
+    if int {
+        v.round()
+    } else {
+        (v * 100.0).round() / 100.0
+    }
+}
+
+/// Whether the point at `t` of `step` seconds holds part of the breach.
+fn overlaps(b: &Breach, t: i64, step: i64) -> bool {
+    b.start < t + step && b.end.is_none_or(|e| e > t)
+}
+
 /// What to generate for: the seed, the host, the partition (for disks) or the database (for
 /// databases), and the anchor time.
 pub(crate) struct Source<'a> {
@@ -290,7 +394,7 @@ impl Source<'_> {
         let (seed, host) = (self.seed, self.host.index as u64);
         match self.database {
             // Host and disk keys are those from before databases existed: same seed, same data.
-            None => hash(&[seed, host, self.partition.map_or(u64::MAX, |p| p.0 as u64)]),
+            None => series_key(seed, self.host.index, self.partition.map(|p| p.0)),
             Some((d, _)) => hash(&[seed, host, u64::MAX, 0x6462_0000 | d as u64]),
         }
     }
@@ -306,9 +410,43 @@ impl Source<'_> {
         unit(hash(&[key, 0x6761_7073, t as u64])) < 0.003
     }
 
-    /// One value (never a gap: see [`Self::gap`]). `key` is [`Self::key`], `hf` is
-    /// [`Self::level`], `cyc` is the load cycle at `t`.
-    fn value(&self, key: u64, hf: f64, m: &MetricDef, mi: u64, t: i64, cyc: f64) -> Option<f64> {
+    /// Whether the point at `t` of `step` seconds is the one an alert was raised from (it
+    /// holds a breach's start): never a gap.
+    fn raised_from(&self, t: i64, step: i64) -> bool {
+        self.partition.is_none()
+            && self.database.is_none()
+            && self
+                .host
+                .breaches
+                .iter()
+                .any(|b| b.start >= t && b.start < t + step)
+    }
+
+    /// One value (never a gap: see [`Self::gap`]) of the point at `t` of `step` seconds. `key`
+    /// is [`Self::key`], `hf` is [`Self::level`], `cyc` is the load cycle at `t`.
+    #[allow(clippy::too_many_arguments)]
+    fn value(
+        &self,
+        key: u64,
+        hf: f64,
+        m: &MetricDef,
+        mi: u64,
+        t: i64,
+        step: i64,
+        cyc: f64,
+    ) -> Option<f64> {
+        // An alert's breach of a host series (world/breaches.rs).
+        if self.partition.is_none() && self.database.is_none() {
+            let int = matches!(m.kind, Kind::Gauge { int: true, .. });
+            if let Some(b) = self
+                .host
+                .breaches
+                .iter()
+                .find(|b| b.metric == m.name && overlaps(b, t, step))
+            {
+                return Some(breach_point(key, (mi as usize, int), b.level, t));
+            }
+        }
         let n = unit(hash(&[key, mi, t as u64])) * 2.0 - 1.0;
         // A host series a capacity finding replaces (world/findings.rs).
         if let Some(s) = self.host.seeded.iter().find(|s| s.metric == m.name) {
@@ -344,10 +482,7 @@ impl Source<'_> {
             Kind::DiskUsed | Kind::DiskFree | Kind::DiskPctUsed | Kind::DiskPctFree => {
                 let (_, p) = self.partition?;
                 let cap = p.capacity_bytes as f64;
-                let dn = unit(hash(&[key, 0x6469_736b, t as u64])) * 2.0 - 1.0;
-                let used = (disk_trend(p, self.anchor, t) + p.noise_bytes * dn)
-                    .clamp(0.0, cap)
-                    .round();
+                let used = disk_used(key, p, self.anchor, t);
                 match m.kind {
                     Kind::DiskUsed => used,
                     Kind::DiskFree => cap - used,
@@ -377,16 +512,15 @@ impl Source<'_> {
     }
 }
 
-/// Appends the `measurements` array for the given metrics (indices into `catalog`) and the
-/// aligned timestamps `first..=last` stepping by `step` seconds.
-/// `name` gives the name a series is served under (the flavour's).
+/// Appends the `measurements` array for the given metrics (indices into `catalog`, each with
+/// the [`Face`] it is served with: the flavour's name, units and factor) and the aligned
+/// timestamps `first..=last` stepping by `step` seconds.
 pub(crate) fn render_measurements(
     out: &mut Vec<u8>,
     src: &Source<'_>,
     catalog: &[MetricDef],
-    metrics: &[usize],
+    metrics: &[(usize, Face)],
     (first, last, step): (i64, i64, i64),
-    name: impl Fn(&MetricDef) -> &'static str,
 ) {
     let mut buf = ryu::Buffer::new();
     let key = src.key();
@@ -397,13 +531,13 @@ pub(crate) fn render_measurements(
     let mut t = first;
     while t <= last {
         push_timestamp(&mut stamps, t);
-        gaps.push(Source::gap(key, t));
+        gaps.push(Source::gap(key, t) && !src.raised_from(t, step));
         cycle.push(busy(t, step));
         t += step;
     }
     const TS: usize = 20; // "YYYY-MM-DDTHH:MM:SSZ"
     out.push(b'[');
-    for (k, &mi) in metrics.iter().enumerate() {
+    for (k, &(mi, face)) in metrics.iter().enumerate() {
         let m = &catalog[mi];
         let hf = Source::level(key, mi as u64);
         if k > 0 {
@@ -421,18 +555,19 @@ pub(crate) fn render_measurements(
                 None
             } else {
                 let t = first + step * i as i64;
-                src.value(key, hf, m, mi as u64, t, cycle[i])
+                src.value(key, hf, m, mi as u64, t, step, cycle[i])
             };
             match v {
+                Some(v) if face.factor != 1.0 => push_f64(out, &mut buf, v * face.factor),
                 Some(v) => push_f64(out, &mut buf, v),
                 None => out.extend_from_slice(b"null"),
             }
             out.push(b'}');
         }
         out.extend_from_slice(b"],\"name\":");
-        push_str(out, name(m));
+        push_str(out, face.name);
         out.extend_from_slice(b",\"units\":");
-        push_str(out, m.units);
+        push_str(out, face.units);
         out.push(b'}');
     }
     out.push(b']');

@@ -56,6 +56,7 @@ mod metrics;
 mod reply;
 mod retention;
 mod rng;
+pub mod seasonal;
 mod server;
 mod tls;
 mod world;
@@ -72,10 +73,12 @@ pub use headroom::HeadroomTruth;
 pub use retention::Retention;
 pub use tls::SimTls;
 pub use world::{
-    AccessListEntry, Alert, AlertConfig, Database, Event, Finding, Growth, Host, Partition,
+    AccessListEntry, Alert, AlertConfig, Breach, Database, Event, Finding, Growth, Host, Partition,
     Project, SeededSeries, ShardGrowth, World,
 };
-pub use world::{Acknowledged, AlertTruth, FlappingTruth, NoisyHostTruth, SeededAlert};
+pub use world::{
+    Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,
+};
 
 /// How to seed and run a simulator.
 #[derive(Debug, Clone)]
@@ -403,7 +406,7 @@ impl Simulator {
             keys,
             base_url.clone(),
             clock,
-        ));
+        )?);
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let (done_tx, done_rx) = mpsc::channel();
         let s2 = shared.clone();
@@ -637,14 +640,23 @@ impl Simulator {
         self.shared.world_read().alert_truth.clone()
     }
 
-    /// The seeded size and growth of every database (of every mongod), in host order.
+    /// The hosts the simulator's flavour serves: on Atlas, none of the world's standalones
+    /// (Atlas has no standalone processes).
+    fn served_hosts<'w>(&self, w: &'w World) -> impl Iterator<Item = &'w world::Host> + use<'w> {
+        let atlas = self.flavour() == crate::Flavour::Atlas;
+        w.hosts
+            .iter()
+            .filter(move |h| !atlas || h.type_name != "STANDALONE")
+    }
+
+    /// The seeded size and growth of every database (of every mongod the flavour serves), in
+    /// host order.
     /// On each host the databases add up to the `data` partition's used-space trend minus a
     /// constant overhead; the served disk series adds its noise (`noise_bytes`) on top.
     pub fn database_truth(&self) -> Vec<DatabaseTruth> {
         let w = self.shared.world_read();
         let anchor = w.anchor;
-        w.hosts
-            .iter()
+        self.served_hosts(&w)
             .flat_map(|h| {
                 let disk_growth = h.partitions[0].growth_bytes_per_day;
                 h.databases.iter().map(move |d| DatabaseTruth {
@@ -667,12 +679,11 @@ impl Simulator {
             .collect()
     }
 
-    /// The seeded disk growth of every partition.
+    /// The seeded disk growth of every partition (of every host the flavour serves).
     pub fn partition_truth(&self) -> Vec<PartitionTruth> {
         let w = self.shared.world_read();
         let anchor = w.anchor;
-        w.hosts
-            .iter()
+        self.served_hosts(&w)
             .flat_map(|h| {
                 h.partitions.iter().map(move |p| PartitionTruth {
                     group_id: h.group_id.clone(),

@@ -24,7 +24,7 @@ use super::faults::{
 };
 use super::fmt::{iso, parse_duration, parse_time, push_str};
 use super::metrics::{
-    render_measurements, MetricDef, Source, DATABASE_METRICS, DISK_METRICS, HOST_METRICS,
+    render_measurements, Face, MetricDef, Source, DATABASE_METRICS, DISK_METRICS, HOST_METRICS,
 };
 pub(crate) use super::reply::{err, Reply};
 use super::rng::SplitMix64;
@@ -33,6 +33,7 @@ use super::{Fault, Faults, Keys, RequestRecord, SimConfig};
 
 mod atlas;
 mod auth;
+mod exchanges;
 mod handlers;
 mod query;
 mod render;
@@ -93,6 +94,9 @@ pub(crate) struct Shared {
     atlas: atlas::AtlasState,
     /// The request log in arrival order, each record with its sequence number.
     pub log: Mutex<Vec<(u64, RequestRecord)>>,
+    /// Atlas, with `OPSAPI_SIM_EXCHANGES` set: where every exchange is recorded for the spec
+    /// check (`server/exchanges.rs`).
+    exchanges: Option<exchanges::Recorder>,
     log_seq: AtomicU64,
     /// TCP connections accepted.
     pub connections: AtomicU64,
@@ -118,13 +122,14 @@ impl Shared {
         keys: Keys,
         base_url: String,
         clock: Clock,
-    ) -> Self {
+    ) -> std::io::Result<Self> {
         let seed = config.seed
             ^ std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_nanos() as u64)
                 .unwrap_or(0);
-        Self {
+        Ok(Self {
+            exchanges: exchanges::Recorder::from_env(config.flavour)?,
             faults: Mutex::new(config.faults.clone()),
             limiter: super::limit::RateLimiter::new(config.rate_limit),
             atlas: Default::default(),
@@ -147,7 +152,7 @@ impl Shared {
             generation: AtomicU64::new(0),
             rng: Mutex::new(SplitMix64::new(seed)),
             config,
-        }
+        })
     }
 
     pub fn world_read(&self) -> RwLockReadGuard<'_, World> {
@@ -322,6 +327,12 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
             }
         }
     };
+    // The exchange, for the spec check (Atlas, with OPSAPI_SIM_EXCHANGES set).
+    let exchange = |record: &RequestRecord, answer: Option<&Reply>| {
+        if let Some(recorder) = &shared.exchanges {
+            recorder.record(record, answer, shared.clock.now());
+        }
+    };
     let arrival = Arrival {
         method: &method,
         path: &path,
@@ -352,6 +363,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
     };
     if reset {
         log(&record);
+        exchange(&record, None);
         return Err(Abort);
     }
     let mut reply = if let Some(Fault::Challenge { stale }) = front {
@@ -396,6 +408,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
             match f {
                 Fault::ResetAfterApplied => {
                     log(&record);
+                    exchange(&record, None);
                     return Err(Abort);
                 }
                 Fault::StatusAfterApplied {
@@ -430,6 +443,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
     }
     record.status = reply.status;
     log(&record);
+    exchange(&record, Some(&reply));
     if let Some(d) = stall {
         tokio::time::sleep(d).await;
     }

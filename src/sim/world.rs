@@ -16,8 +16,13 @@ use super::rng::SplitMix64;
 mod activity;
 mod alerts;
 use activity::{gen_alerts, gen_events};
+mod breaches;
 mod findings;
-pub use alerts::{Acknowledged, AlertTruth, FlappingTruth, NoisyHostTruth, SeededAlert};
+mod roles;
+pub use alerts::{
+    Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,
+};
+pub use breaches::Breach;
 pub use findings::{Finding, SeededSeries, ShardGrowth, DIRTY_TRIGGER_PERCENT, OPLOG_TARGET_HOURS};
 
 /// A project (a "group" in the API's paths).
@@ -113,8 +118,10 @@ const DATABASE_NAMES: [&str; 10] = [
 
 /// The databases of a mongod whose data partition is `data`, from an RNG of their own (the
 /// rest of the world is the same with or without them). Returns them with the constant bytes of
-/// the partition that no database accounts for (journal, diagnostics, the OS).
-fn databases(r: &mut SplitMix64, data: &Partition) -> (Vec<Database>, f64) {
+/// the partition that no database accounts for (journal, diagnostics, the OS). A config
+/// server holds the system databases alone: `config` (the cluster's metadata) takes the
+/// growth, `local` (its oplog) most of the rest.
+fn databases(r: &mut SplitMix64, data: &Partition, config_server: bool) -> (Vec<Database>, f64) {
     const SYSTEM: [&str; 3] = ["admin", "config", "local"];
     let growth = data.growth_bytes_per_day;
     let used = data.used_bytes_at_anchor;
@@ -123,6 +130,9 @@ fn databases(r: &mut SplitMix64, data: &Partition) -> (Vec<Database>, f64) {
     let overhead = ((used - history).max(0.0) * (0.05 + 0.15 * r.f64())).round();
     let total = used - overhead;
     let spare = (total - history).max(0.0);
+    if config_server {
+        return (roles::config_databases(r, total, growth), overhead);
+    }
     let mut names: Vec<&str> = DATABASE_NAMES.to_vec();
     let apps = r.range(2, 5) as usize;
     let mut picked: Vec<&str> = Vec::new();
@@ -233,6 +243,8 @@ pub struct Host {
     pub data_overhead_bytes: f64,
     /// Host series replaced by a seeded capacity finding (`world/findings.rs`).
     pub seeded: Vec<SeededSeries>,
+    /// Its alerts' breaches of its measurements (`world/breaches.rs`), which its series show.
+    pub breaches: Vec<Breach>,
 }
 
 impl Host {
@@ -619,12 +631,13 @@ pub fn generate(
                 let name = names.remove(i);
                 parts.push(partition(&mut r, name));
             }
+            // A config server's disks are small and slow, a mongos has its system disk alone.
+            roles::shape_disks(plan.type_name, &mut parts);
             // Databases draw from their own stream, so the rest of the world does not move.
             let mut dbr = SplitMix64::new(super::rng::hash(&[seed, index as u64, 0x6462_7321]));
-            let (dbs, overhead) = if plan.type_name == "SHARD_MONGOS" {
-                (Vec::new(), 0.0)
-            } else {
-                databases(&mut dbr, &parts[0])
+            let (dbs, overhead) = match plan.type_name {
+                "SHARD_MONGOS" => (Vec::new(), 0.0),
+                t => databases(&mut dbr, &parts[0], t == "SHARD_CONFIG"),
             };
             let mem = *r.pick(&[8192u64, 16_384, 32_768, 65_536, 131_072]);
             let data = r.range(200_000_000, 400_000_000_000);
@@ -654,6 +667,7 @@ pub fn generate(
                 databases: dbs,
                 data_overhead_bytes: overhead,
                 seeded: Vec::new(),
+                breaches: Vec::new(),
             });
         }
         for plan in CONFIGS.iter() {
@@ -687,6 +701,7 @@ pub fn generate(
     // The capacity findings, from a stream of their own: nothing above moves.
     findings::seed(&mut world, seed);
     alerts::seed_history(&mut world, seed);
+    breaches::settle(&mut world, seed);
     world
 }
 

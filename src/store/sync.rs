@@ -150,6 +150,14 @@ pub(crate) async fn run(
             "names no kind of measurement",
         ));
     }
+    // Every measurement name is one the server's flavour has, before anything is sent.
+    for (kind, names) in &options.metrics {
+        crate::api::measurements::target::check_metric_names(
+            client.flavour(),
+            kind.as_str(),
+            names,
+        )?;
+    }
     if let Targets::List(list) = &options.targets {
         // Every identifier given checked before anything is sent or written.
         let q = MeasurementsQuery::period(options.granularity, options.window);

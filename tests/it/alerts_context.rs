@@ -124,12 +124,20 @@ async fn a_disk_alert_reads_its_data_partition_at_the_finest_granularity() {
     let options = ContextOptions::new().before(TimeDelta::minutes(30));
     let ctx = c.alerts().context(&alert, &options).await.unwrap();
 
-    // Opened hours ago and still open: minutes, from half an hour before it to now.
-    let start = floor(alert.created.unwrap() - TimeDelta::minutes(30), 60);
+    // Raised days ago (the minute its series first went past the threshold), within the
+    // week, and still open: five minutes (minutes are kept two days), from half an hour
+    // before it to now.
+    let created = alert.created.unwrap();
+    let age = fixed_now() - created;
+    assert!(
+        age > TimeDelta::days(2) && age < TimeDelta::days(7),
+        "{age}"
+    );
+    let start = floor(created - TimeDelta::minutes(30), 300);
     let end = fixed_now();
     assert_eq!(
         (ctx.start, ctx.end, ctx.granularity),
-        (start, end, Granularity::PT1M)
+        (start, end, Granularity::PT5M)
     );
     assert_eq!(ctx.kind, Some(MetricKind::Disk));
     assert_eq!(
@@ -157,13 +165,13 @@ async fn a_disk_alert_reads_its_data_partition_at_the_finest_granularity() {
     assert_eq!(
         measured,
         format!(
-            "GET /groups/{g}/hosts/{h}/disks/{p}/measurements?granularity=PT1M&start={}&end={}&m=DISK_PARTITION_SPACE_PERCENT_USED signed 200",
+            "GET /groups/{g}/hosts/{h}/disks/{p}/measurements?granularity=PT5M&start={}&end={}&m=DISK_PARTITION_SPACE_PERCENT_USED signed 200",
             q(start),
             q(end)
         )
     );
     let frame = ctx.frame().unwrap();
-    let points = (end - start).num_minutes() as usize + 1;
+    let points = (end - start).num_minutes() as usize / 5 + 1;
     assert_eq!(frame.height(), points);
     assert_eq!(ctx.measurements.len(), 1);
     assert_eq!(ctx.measurements[0].partition_name.as_deref(), Some("data"));
@@ -171,7 +179,8 @@ async fn a_disk_alert_reads_its_data_partition_at_the_finest_granularity() {
         frame.column("partition_name").unwrap().n_unique().unwrap(),
         1
     );
-    // The alert's current value is the partition's use at the anchor, above the threshold.
+    // The alert's current value is the partition's use at the minute it was raised, past the
+    // threshold.
     let value = alert.current_value.as_ref().unwrap().number.unwrap();
     assert!(value > truth.threshold.unwrap(), "{value}");
 }
@@ -314,4 +323,112 @@ async fn a_global_alert_works_too_and_what_cannot_be_placed_says_why() {
         "invalid argument `before`: must not be negative"
     );
     assert!(sim.requests().is_empty());
+}
+
+/// Every metric alert of the world, global and of the history, in its default context: its
+/// series crosses its threshold. A point before the alert was raised is within the threshold,
+/// the point it was raised from is past it, and at minutes that point is its `currentValue`.
+#[tokio::test]
+async fn every_metric_alert_shows_its_series_crossing_its_threshold() {
+    let sim = sim();
+    let c = warm(&sim).await;
+    let truth = sim.alert_truth().metric_alerts;
+    // Global ones and the history's, of every kind of metric, on many hosts.
+    let mut kinds: Vec<&str> = truth.iter().map(|t| t.metric_name.as_str()).collect();
+    kinds.sort();
+    kinds.dedup();
+    assert_eq!(
+        kinds,
+        [
+            "ASSERT_REGULAR",
+            "CONNECTIONS",
+            "DISK_PARTITION_SPACE_USED_DATA",
+            "OPLOG_REPLICATION_LAG_TIME"
+        ]
+    );
+    assert!(truth.iter().any(|t| t.global) && truth.iter().any(|t| !t.global));
+    assert!(truth.len() > 60, "{}", truth.len());
+    let mut at_minutes = 0;
+    for t in &truth {
+        let alert = c.alerts().get(&t.group_id, &t.alert_id).await.unwrap();
+        let ctx = c
+            .alerts()
+            .context(&alert, &ContextOptions::new())
+            .await
+            .unwrap();
+        let what = format!(
+            "{} {} on {} at {:?}",
+            t.alert_id, t.metric_name, t.process_id, ctx.granularity
+        );
+        assert_eq!(ctx.threshold, Some(t.threshold), "{what}");
+        assert_eq!(
+            ctx.host().and_then(|h| h.id.clone()),
+            Some(t.host_id.clone())
+        );
+        let value = alert.current_value.as_ref().and_then(|v| v.number);
+        assert_eq!(value, Some(t.current_value), "{what}");
+        assert!(t.current_value > t.threshold, "{what}: {}", t.current_value);
+        let step = ctx.granularity.seconds() as i64;
+        let raised = floor(alert.created.unwrap(), step).timestamp_millis();
+        let series = &ctx.measurements[0].series[0];
+        let points: Vec<(i64, f64)> = series
+            .timestamps
+            .iter()
+            .zip(&series.values)
+            .filter_map(|(&ts, v)| v.map(|v| (ts, v)))
+            .collect();
+        // Within the threshold before it was raised, past it while it was open.
+        let until = t.end.map_or(i64::MAX, |e| e.timestamp_millis());
+        assert!(
+            points
+                .iter()
+                .any(|&(ts, v)| ts < raised && v <= t.threshold),
+            "{what}: {points:?}"
+        );
+        assert!(
+            points
+                .iter()
+                .any(|&(ts, v)| ts >= raised && ts < until && v > t.threshold),
+            "{what}: {points:?}"
+        );
+        let at = points.iter().find(|p| p.0 == raised).map(|p| p.1);
+        if step == 60 {
+            assert_eq!(at, Some(t.current_value), "{what}");
+            at_minutes += 1;
+        }
+    }
+    // The flapping configuration's alerts (and the newest disk alerts) are read at minutes.
+    assert!(at_minutes >= 16, "{at_minutes}");
+}
+
+#[tokio::test]
+async fn on_atlas_a_replica_set_alerts_events_are_asked_as_the_events_operation() {
+    use crate::flavours::{api_requests, client_of, sim_of};
+    let sim = sim_of(opsapi::Flavour::Atlas);
+    let c = client_of(&sim);
+    let truth = sim.alert_truth().replica_set_alerts[0].clone();
+    let g = &truth.group_id;
+    let alert = c.alerts().get(g, &truth.alert_id).await.unwrap();
+    sim.clear_requests();
+
+    let ctx = c
+        .alerts()
+        .context(&alert, &ContextOptions::new())
+        .await
+        .unwrap();
+
+    assert!(!ctx.events.is_empty(), "the seeded window has events");
+    // The events request goes as `events.list` does: Atlas's versioned media type (a plain
+    // `application/json` is answered 406 there), and the events endpoint set's pace.
+    let events: Vec<_> = api_requests(&sim)
+        .into_iter()
+        .filter(|r| r.path.ends_with("/events"))
+        .collect();
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        (events[0].accept.as_deref(), events[0].status),
+        (Some("application/vnd.atlas.2023-01-01+json"), 200)
+    );
+    let req = opsapi::api::alerts::context::events_request(g, ctx.start, ctx.end).unwrap();
+    assert_eq!(req.operation.endpoint_set(), opsapi::EndpointSet::Events);
 }

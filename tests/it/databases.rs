@@ -128,6 +128,9 @@ async fn database_errors_say_what_is_wrong() {
         (e.status(), e.error_code()),
         (Some(404), Some("DATABASE_NOT_FOUND"))
     );
+    // A host measurement asked of a database, and an identifier that cannot be sent: refused
+    // before any request.
+    let before = sim.requests().len();
     let q = q.metrics(["CONNECTIONS"]);
     let e = c
         .measurements()
@@ -135,11 +138,10 @@ async fn database_errors_say_what_is_wrong() {
         .await
         .unwrap_err();
     assert_eq!(
-        (e.status(), e.error_code()),
-        (Some(404), Some("NOT_DATABASE_OR_DISK_METRIC"))
+        e.to_string(),
+        "invalid argument `metrics`: `CONNECTIONS` is not a database measurement of Ops Manager \
+         (it is a host measurement)"
     );
-    // An identifier that cannot be sent is refused before any request.
-    let before = sim.requests().len();
     let e = c
         .measurements()
         .database(&h.group_id, &h.id, "", &q)

@@ -138,7 +138,7 @@ async fn global_alerts_filters_go_out_as_documented() {
 }
 
 /// The filters of the many-page listing and stream tests, and the seeded alerts they match
-/// (more than two pages' worth).
+/// (three pages' worth or more).
 fn closed_in_window(world: &opsapi::sim::World) -> (GlobalAlertsQuery, Vec<&opsapi::sim::Alert>) {
     let (after, before) = (at("2024-04-15T00:00:00Z"), at("2024-05-31T23:59:59Z"));
     let q = GlobalAlertsQuery::new()
@@ -171,7 +171,7 @@ async fn global_alerts_list_of_many_pages_sends_every_filter_with_every_page() {
     let list = c.global_alerts().list(&q).await.unwrap();
     // Pages 2.. are fetched concurrently: compared as a sorted list, not in arrival order.
     let pages = want.len().div_ceil(500);
-    assert_eq!(pages, 3);
+    assert!(pages >= 3, "{pages}");
     let mut lines = seen(&sim);
     lines.sort();
     let expected: Vec<String> = (1..=pages).map(closed_in_window_page).collect();
@@ -202,9 +202,11 @@ async fn global_alerts_stream_fetches_one_page_at_a_time_as_it_is_consumed() {
     );
     let rest: Vec<GlobalAlert> = stream.try_collect().await.unwrap();
     // One page after the other: the order of the log is the order they were asked for.
+    let pages = want.len().div_ceil(500);
+    assert!(pages >= 3, "{pages}");
     assert_eq!(
         seen(&sim),
-        (1..=3).map(closed_in_window_page).collect::<Vec<_>>()
+        (1..=pages).map(closed_in_window_page).collect::<Vec<_>>()
     );
     assert!(authorized(&sim).iter().all(|r| r.body.is_empty()));
     assert_eq!(rest.len() + 1, want.len());

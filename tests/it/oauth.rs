@@ -2,8 +2,11 @@
 //! tasks), bought again once when it expires in the middle of a fleet pull, a 401 of a token
 //! that has not expired answered as it is, the token endpoint's 429 waited out, a wrong
 //! secret an authentication error that never shows it, and Atlas's token buckets teaching the
-//! pace. On the simulator's fixed clock, moved by the test (`advance`), except where the
-//! wall clock is the behaviour (a `Retry-After` waited, a pace kept).
+//! pace. The token cache that the processes of a machine share: one purchase for sixteen
+//! clients, a cached token judged by the server's clock, one the server refuses bought anew
+//! once, a corrupt cache replaced. On the simulator's fixed clock, moved by the test
+//! (`advance`), except where the wall clock is the behaviour (a `Retry-After` waited, a pace
+//! kept).
 
 use std::time::Duration;
 
@@ -57,16 +60,15 @@ async fn a_token_expiring_in_the_middle_of_a_fleet_pull_costs_one_more_and_fails
     let sim = sim_of(Flavour::Atlas);
     let c = client_of(&sim);
     c.groups().list().await.unwrap();
-    let world = sim.world();
-    let targets: Vec<_> = world
-        .hosts
+    let hosts = crate::flavours::served_hosts(&sim);
+    let targets: Vec<_> = hosts
         .iter()
         .map(|h| Target::host(&h.group_id, h.process_id()))
         .collect();
     let q = opsapi::MeasurementsQuery::period(opsapi::Granularity::PT1H, "P1D".parse().unwrap())
         .metrics(["CONNECTIONS"]);
     // The sixth target's request waits on arrival while the token's hour passes.
-    let sixth = &world.hosts[5];
+    let sixth = &hosts[5];
     let path = format!(
         "/groups/{}/processes/{}/measurements",
         sixth.group_id,
@@ -148,6 +150,7 @@ async fn the_token_endpoints_429_is_waited_out() {
     let hurried = Client::atlas()
         .base_url(sim.base_url())
         .service_account(sim.client_id(), sim.client_secret())
+        .token_cache(false)
         .max_retry_wait(Duration::ZERO)
         .build()
         .unwrap();
@@ -184,6 +187,7 @@ async fn a_wrong_secret_is_an_authentication_error_that_never_shows_it() {
     let c = Client::atlas()
         .base_url(sim.base_url())
         .service_account(sim.client_id(), secret)
+        .token_cache(false)
         .build()
         .unwrap();
     let e = c.groups().list().await.unwrap_err();
@@ -200,6 +204,129 @@ async fn a_wrong_secret_is_an_authentication_error_that_never_shows_it() {
         "no API request without a token"
     );
     assert_eq!(purchases(&sim).len(), 1);
+}
+
+/// A client of `sim`'s service account with the token cache in `dir`: one of the machine's
+/// processes. (Each client has its own token in memory and opens the cache's lock for
+/// itself; a flock belongs to its open file, so clients of one process wait for each other
+/// as processes do.)
+fn cached(sim: &Simulator, dir: &std::path::Path) -> Client {
+    Client::atlas()
+        .base_url(sim.base_url())
+        .service_account(sim.client_id(), sim.client_secret())
+        .token_cache_dir(dir)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixteen_clients_sharing_the_token_cache_buy_one_token() {
+    // The token endpoint keeps Atlas's 10 a minute, and the fixed clock never refills it:
+    // sixteen clients that each bought their own would see 429s they could not wait out.
+    let sim = sim_of(Flavour::Atlas);
+    let dir = tempfile::tempdir().unwrap();
+    let group = sim.group_ids()[0].clone();
+    let calls: Vec<_> = (0..16)
+        .map(|_| {
+            let (c, group) = (cached(&sim, dir.path()), group.clone());
+            tokio::spawn(async move { c.hosts().list(&group).await.map(|h| h.len()) })
+        })
+        .collect();
+    for call in calls {
+        assert!(call.await.unwrap().unwrap() > 0);
+    }
+    let bought = purchases(&sim);
+    assert_eq!(bought.len(), 1, "{bought:?}");
+    let api = api_requests(&sim);
+    assert_eq!(api.len(), 16);
+    assert!(api
+        .iter()
+        .all(|r| r.status == 200 && r.auth.as_deref() == Some("Bearer")));
+    // The simulator's clock is months behind this machine's: the clients that took the token
+    // from the cache judged it by the server's clock as its buyer saw it.
+    assert!(sim.now() < chrono::Utc::now() - chrono::TimeDelta::days(30));
+    let text = std::fs::read_to_string(dir.path().join("tokens.json")).unwrap();
+    for secret in [sim.client_secret(), sim.client_id(), &sim.base_url()] {
+        assert!(!text.contains(secret), "{text}");
+    }
+}
+
+#[tokio::test]
+async fn a_cached_token_that_expired_on_the_servers_clock_is_bought_again_once() {
+    let sim = sim_of(Flavour::Atlas);
+    let dir = tempfile::tempdir().unwrap();
+    let group = sim.group_ids()[0].clone();
+    cached(&sim, dir.path()).groups().get(&group).await.unwrap();
+    // The token's hour passes on the server's clock; a new client knows only the cache's
+    // offset, sends the token, is refused 401, and buys the next one.
+    sim.advance(Duration::from_secs(3600));
+    cached(&sim, dir.path()).groups().get(&group).await.unwrap();
+    cached(&sim, dir.path()).groups().get(&group).await.unwrap();
+    assert_eq!(
+        purchases(&sim).len(),
+        2,
+        "the third took the second's token"
+    );
+    let statuses: Vec<_> = api_requests(&sim).iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [200, 401, 200, 200]);
+}
+
+#[tokio::test]
+async fn a_cached_token_the_server_refuses_is_bought_anew_once() {
+    let sim = sim_of(Flavour::Atlas);
+    let dir = tempfile::tempdir().unwrap();
+    let group = sim.group_ids()[0].clone();
+    let path = format!("/groups/{group}");
+    cached(&sim, dir.path()).groups().get(&group).await.unwrap();
+    // A server that does not know the cache's token (revoked; a server restarted at the same
+    // address): the request is sent once more with a token bought anew.
+    let c = cached(&sim, dir.path());
+    sim.inject_at(Aim::get(path.clone()), Fault::Unauthorized, 1);
+    c.groups().get(&group).await.unwrap();
+    assert_eq!(purchases(&sim).len(), 2);
+    // The new token is the cache's now; one this client bought is not bought again on a 401.
+    cached(&sim, dir.path()).groups().get(&group).await.unwrap();
+    sim.inject_at(Aim::get(path), Fault::Unauthorized, 1);
+    assert_eq!(
+        c.groups().get(&group).await.unwrap_err().status(),
+        Some(401)
+    );
+    assert_eq!(purchases(&sim).len(), 2);
+    let statuses: Vec<_> = api_requests(&sim).iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [200, 401, 200, 200, 401]);
+}
+
+#[tokio::test]
+async fn a_corrupt_cache_is_replaced_and_a_client_without_the_cache_writes_none() {
+    let sim = sim_of(Flavour::Atlas);
+    let dir = tempfile::tempdir().unwrap();
+    let group = sim.group_ids()[0].clone();
+    let off = Client::atlas()
+        .base_url(sim.base_url())
+        .service_account(sim.client_id(), sim.client_secret())
+        .token_cache_dir(dir.path())
+        .token_cache(false);
+    assert_eq!(off.clone().build().unwrap().token_cache(), None);
+    off.build().unwrap().groups().get(&group).await.unwrap();
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+    let file = dir.path().join("tokens.json");
+    std::fs::write(&file, b"{\"format\": 1, \"tokens\": [oops").unwrap();
+    let c = cached(&sim, dir.path());
+    assert_eq!(c.token_cache(), Some(dir.path()));
+    c.groups().get(&group).await.unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let cache: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        cache["tokens"].as_object().map(|t| t.len()),
+        Some(1),
+        "{text}"
+    );
+    cached(&sim, dir.path()).groups().get(&group).await.unwrap();
+    assert_eq!(
+        purchases(&sim).len(),
+        2,
+        "the client without the cache, and one for both"
+    );
 }
 
 #[cfg(feature = "frames")] // fleet pulls
@@ -225,8 +352,7 @@ mod buckets {
     }
 
     fn targets(sim: &Simulator) -> Vec<Target> {
-        sim.world()
-            .hosts
+        crate::flavours::served_hosts(sim)
             .iter()
             .map(|h| Target::host(&h.group_id, h.process_id()))
             .collect()
@@ -244,10 +370,13 @@ mod buckets {
 
     #[tokio::test]
     async fn a_fleet_pull_learns_the_refill_rate_of_each_projects_bucket() {
-        // 2 projects x 40 processes, buckets of 20 refilled at 20 a second: the other 20 of
-        // each project must be paced (unpaced, each would be refused at least once).
+        // 2 projects x 40 hosts (Atlas serves all but the standalones, more than 30 a
+        // project), buckets of 20 refilled at 20 a second: the others of each project must be
+        // paced (unpaced, each would be refused at least once).
         let sim = bucketed(1200.0, 40);
         let targets = targets(&sim);
+        let n = targets.len();
+        assert!(n > 60, "{n}");
         let c = client_of(&sim);
         let pulled = c
             .measurements()
@@ -255,11 +384,11 @@ mod buckets {
             .await
             .unwrap();
         assert!(pulled.failures.is_empty(), "{:?}", pulled.failures);
-        assert_eq!(pulled.frame.height(), 80 * 61);
+        assert_eq!(pulled.frame.height(), n * 61);
         let answered = api_requests(&sim);
         let refused: Vec<_> = answered.iter().filter(|r| r.status == 429).collect();
         assert!(refused.iter().all(|r| r.faults == ["token_bucket"]));
-        assert_eq!(answered.iter().filter(|r| r.status == 200).count(), 80);
+        assert_eq!(answered.iter().filter(|r| r.status == 200).count(), n);
         // Only the requests on the wire when a bucket ran dry are refused (at most
         // max_concurrency, 8, per project), and a few paced ones a busy machine sends late
         // and together: not one or more per paced target (40).
@@ -278,6 +407,7 @@ mod buckets {
         let c = Client::atlas()
             .base_url(sim.base_url())
             .service_account(sim.client_id(), sim.client_secret())
+            .token_cache(false)
             .rate_limit_for(EndpointSet::Monitoring, 10.0)
             .build()
             .unwrap();
@@ -286,9 +416,9 @@ mod buckets {
             .fleet(&targets, &query(), &FleetOptions::new())
             .await
             .unwrap();
-        assert_eq!(pulled.frame.height(), 24 * 61);
+        assert_eq!(pulled.frame.height(), targets.len() * 61);
         let answered = api_requests(&sim);
-        assert_eq!(answered.len(), 24);
+        assert_eq!(answered.len(), targets.len());
         assert!(answered.iter().all(|r| r.status == 200), "no 429 at all");
         assert_eq!(c.rate_limit_for(EndpointSet::Events), None);
     }

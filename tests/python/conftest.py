@@ -1,9 +1,16 @@
 from __future__ import annotations
 
+import os
+import shutil
 import socket
+import tempfile
+from contextlib import ExitStack
 from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
 
 import pytest
+from _atlas_spec import Reader, Spec, check_all
 
 import opsapi
 from opsapi.testing import Simulator
@@ -15,12 +22,57 @@ from opsapi.testing import Simulator
 FIXED_NOW = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
 
 
+# The spec check (_atlas_spec.py): every Atlas simulator of the session, in this process or
+# a child, records its exchanges in this folder, and what a test's simulators recorded is
+# checked against Atlas's OpenAPI specification when the test ends.
+_EXCHANGES = Path(tempfile.mkdtemp(prefix="opsapi-exchanges-"))
+os.environ["OPSAPI_SIM_EXCHANGES"] = str(_EXCHANGES)
+_READER = Reader(_EXCHANGES)
+_SPEC: list[Spec] = []  # loaded at the first exchange
+
+
+def _spec_problems() -> list[str]:
+    exchanges = _READER.new()
+    if not exchanges:
+        return []
+    if not _SPEC:
+        _SPEC.append(Spec())
+    return check_all(_SPEC[0], exchanges)
+
+
+@pytest.fixture(autouse=True)
+def _atlas_exchanges_follow_the_spec():
+    """Fails a test whose Atlas simulators were asked or answered what Atlas's OpenAPI
+    specification does not allow (checked when the test's own simulators have stopped)."""
+    yield
+    problems = _spec_problems()
+    if problems:
+        pytest.fail(
+            f"{len(problems)} exchange(s) with an Atlas simulator break Atlas's OpenAPI "
+            "specification (tests/python/_atlas_spec.py):\n" + "\n".join(problems[:20]),
+            pytrace=False,
+        )
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """What simulators recorded after the last test's check (a module's shared one stopping)
+    fails the session too; then the folder goes."""
+    problems = _spec_problems()
+    if problems:
+        print("\nAtlas spec check, after the last test:\n" + "\n".join(problems[:20]))
+        session.exitstatus = 1
+    shutil.rmtree(_EXCHANGES, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
 def _own_config_file(monkeypatch, tmp_path_factory):
-    """No test reads or writes the profiles of the person running it."""
+    """No test reads or writes the profiles or the service-account token cache of the person
+    running it. Each test has a token cache of its own: a simulator's port may be another
+    one's before it, and a token of that one would cost this test's requests a 401."""
     home = tmp_path_factory.mktemp("config")
     monkeypatch.setenv("OPSAPI_CONFIG", str(home / "config.toml"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.delenv("OPSAPI_PROFILE", raising=False)
 
 
@@ -128,3 +180,33 @@ def ids(sim):
     configs = c.alert_configs.list(g)
     events = c.events.list(g)
     return {"group": g, "hosts": hosts, "alerts": alerts, "configs": configs, "events": events}
+
+
+# ---- One simulator per flavour (tests/python/test_flavours*.py) -----------------------------
+
+FLAVOURS = ("ops-manager", "cloud-manager", "atlas")
+TOKEN = "/api/oauth/token"
+
+
+@pytest.fixture(scope="module")
+def sims():
+    """One simulator per flavour, the same seeded world (read only: a test that writes or
+    moves a clock starts its own)."""
+    with ExitStack() as stack:
+        yield {f: stack.enter_context(Simulator(now=FIXED_NOW, flavour=f)) for f in FLAVOURS}
+
+
+@pytest.fixture(scope="module")
+def clients(sims):
+    """A Client and an AsyncClient of each flavour, kept for the module: an Atlas client buys
+    one token for all its calls (the token endpoint allows 10 a minute)."""
+    return {f: (s.client(max_retries=0), s.async_client(max_retries=0)) for f, s in sims.items()}
+
+
+def api_requests(sim: Simulator) -> list[dict[str, Any]]:
+    """Requests to the API that passed authentication (not the token endpoint)."""
+    return [r for r in sim.requests() if r["authorized"] and r["path"] != TOKEN]
+
+
+def token_requests(sim: Simulator) -> list[dict[str, Any]]:
+    return [r for r in sim.requests() if r["path"] == TOKEN]

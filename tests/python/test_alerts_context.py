@@ -84,9 +84,12 @@ async def test_a_disk_alert(sim, fixed_now, kind):
 
     ctx = await call(client, alert)
 
-    # Opened hours ago: minutes, from two hours before to now (no later than now).
-    start = floor(alert.created - dt.timedelta(hours=2), dt.timedelta(minutes=1))
-    assert (ctx.start, ctx.end, ctx.granularity) == (start, fixed_now, "PT1M")
+    # Raised days ago (the minute its series first went past the threshold), within the
+    # week: five minutes (minutes are kept two days), from two hours before to now.
+    assert dt.timedelta(days=2) < fixed_now - alert.created < dt.timedelta(days=7)
+    five = dt.timedelta(minutes=5)
+    start = floor(alert.created - dt.timedelta(hours=2), five)
+    assert (ctx.start, ctx.end, ctx.granularity) == (start, fixed_now, "PT5M")
     assert (ctx.kind, ctx.measurement) == ("disk", "DISK_PARTITION_SPACE_PERCENT_USED")
     assert ctx.threshold == truth["threshold"] < alert.current_value.number
     *first, disks, measured = requests_of(sim)
@@ -98,12 +101,12 @@ async def test_a_disk_alert(sim, fixed_now, kind):
     m = "DISK_PARTITION_SPACE_PERCENT_USED"
     assert measured == get(
         f"/groups/{g}/hosts/{h}/disks/{p}/measurements",
-        f"granularity=PT1M&start={q(start)}&end={q(fixed_now)}&m={m}",
+        f"granularity=PT5M&start={q(start)}&end={q(fixed_now)}&m={m}",
     )
-    window = {"granularity": "PT1M", "start": iso(start), "end": iso(fixed_now), "m": m}
+    window = {"granularity": "PT5M", "start": iso(start), "end": iso(fixed_now), "m": m}
     want = served_rows(sim, [(g, h, p)], **window)
     assert frame_rows(ctx.frame) == want
-    assert len(want) == (fixed_now - start) // dt.timedelta(minutes=1) + 1
+    assert len(want) == (fixed_now - start) // five + 1
     assert ctx.frame["partition_name"].cast(pl.String).unique().to_list() == ["data"]
 
 

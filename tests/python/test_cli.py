@@ -69,11 +69,12 @@ def test_alerts_list_csv_and_table(csim, capsys) -> None:
     assert frame.height == total
     assert {"id", "status", "created", "current_value_number"} <= set(frame.columns)
 
-    code, out, _ = run(capsys, "alerts", "list")
+    code, out, err = run(capsys, "alerts", "list")
     lines = out.splitlines()
     assert code == 0
-    assert lines[0].split()[:3] == ["ID", "STATUS", "EVENT_TYPE_NAME"]
-    assert len(lines) == total + 1
+    assert lines[0].split()[:3] == ["ID", "Status", "Alert"]  # human headers
+    assert len(lines) == total + 1  # into a pipe: one line per alert, every column
+    assert err == f"{total} alerts\n"  # the count line, on stderr
 
 
 def test_ack_for_a_duration_with_comment(csim, capsys) -> None:
@@ -207,7 +208,8 @@ def test_transport_error_exits_6(capsys, monkeypatch, closed_port) -> None:
     monkeypatch.setenv("OPSAPI_PRIVATE_KEY", "secret-private-key")
     code, out, err = run(capsys, "alerts", "list")
     assert code == 6
-    assert err.startswith("error: transport")
+    assert err.startswith("error: transport") and err.count("\n") == 1
+    assert err.rstrip().endswith("(is the server up? it is OPSAPI_BASE_URL)")  # what to check
     assert "secret-private-key" not in err + out
 
 
@@ -390,7 +392,7 @@ def test_measurements_fleet_to_a_folder_and_to_json(csim, capsys, tmp_path) -> N
 
 def _top_level_commands() -> list[str]:
     """The commands of the parser itself: a new one must get a case below."""
-    parser = cli._build_parser()
+    parser = cli.build_parser()
     (sub,) = [a for a in parser._actions if isinstance(a, cli.argparse._SubParsersAction)]
     return sorted(sub.choices)
 
@@ -435,6 +437,7 @@ def test_global_options_before_or_after_every_command(profiled, capsys, fake_sim
     # Each command, and what `--output json` gives there (None: refused, it prints text).
     cases = {
         "alerts": (["alerts", "list", "--status", "OPEN"], list),
+        "projects": (["projects"], list),
         "measurements": (["measurements", "host", g, h, *window], list),
         "capacity": (["capacity", "--window", "2d"], dict),
         "sync": (["sync", store, "--kind", "host", "--project", g, "--window", "P1D"], dict),

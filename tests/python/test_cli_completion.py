@@ -63,6 +63,7 @@ def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
         "completion",
         "config",
         "measurements",
+        "projects",
         "sim",
         "store",
         "sync",
@@ -70,9 +71,9 @@ def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
     assert _bash_complete(script, ["opsapi", "--profile", "prod", "al"]) == ["alerts"]
     assert _bash_complete(script, ["opsapi", "alerts", "l"]) == ["list"]
     assert "--granularity" in _bash_complete(script, ["opsapi", "measurements", "fleet", "--"])
-    assert {"--window", "--group", "--granularity", "--output"} <= set(
-        _bash_complete(script, ["opsapi", "capacity", "--"])
-    )
+    capacity = set(_bash_complete(script, ["opsapi", "capacity", "--"]))
+    assert {"--window", "--project", "--granularity", "--output"} <= capacity
+    assert "--group" not in capacity  # the old name, still taken, is no longer offered
     assert _bash_complete(script, ["opsapi", "capacity", "--output", ""]) == ["json", "table"]
     assert _bash_complete(script, ["opsapi", "alerts", "list", "--output", ""]) == [
         "csv",
@@ -127,13 +128,13 @@ def parser_tree() -> dict[tuple[str, ...], tuple[set[str], set[str]]]:
                 for name, sub in action.choices.items():
                     words.add(name)
                     walk(sub, (*path, name))
-            elif action.option_strings:
+            elif action.option_strings and action.help != argparse.SUPPRESS:  # not hidden
                 options.update(action.option_strings)
             elif action.choices:
                 words.update(str(c) for c in action.choices)
         tree[path] = (words, options)
 
-    walk(cli._build_parser(), ())
+    walk(cli.build_parser(), ())
     return tree
 
 
@@ -142,7 +143,8 @@ TREE = parser_tree()
 
 def test_the_parser_walk_sees_the_cli() -> None:
     assert TREE[()][0] == {
-        "alerts", "capacity", "measurements", "config", "completion", "sim", "store", "sync",
+        "alerts", "capacity", "measurements", "config", "completion", "projects", "sim", "store",
+        "sync",
     }  # fmt: skip
     assert {"--profile", "--output", "-o"} <= TREE[()][1]  # the global options
     assert ("alerts", "ack") in TREE and "--yes" in TREE[("alerts", "ack")][1]

@@ -82,8 +82,16 @@ def test_transport_error(closed_port):
     with pytest.raises(opsapi.TransportError) as e:
         c.groups.list()
     assert not isinstance(e.value, opsapi.RequestTimeoutError)  # refused, not timed out
-    assert "GET /groups" in str(e.value)
-    assert "secret-key" not in str(e.value)
+    assert (e.value.method, e.value.path) == ("GET", "/groups")
+    # One sentence that names the URL and the refusal, in the operating system's words, not
+    # the HTTP stack's chain of messages.
+    url = f"http://127.0.0.1:{closed_port}/api/public/v1.0/groups"
+    shown = str(e.value)
+    assert shown.startswith(f"transport error on GET /groups: could not connect to {url} (")
+    assert shown.endswith(")") and "refused" in shown, shown
+    for chain in ("error sending request", "client error", "tcp connect", "os error"):
+        assert chain not in shown
+    assert "secret-key" not in shown
 
 
 def test_timeout(sim):

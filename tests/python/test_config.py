@@ -232,3 +232,146 @@ def test_init_without_answers_says_what_is_missing(capsys) -> None:
     assert code == 2
     assert "--base-url" in err and "--public-key" in err and "--keyring" in err
     assert not config.config_path().exists()
+
+
+# ---- every file 0600, names that are names, one precedence (issue 31, items 7-9) -------------
+
+
+def test_a_leftover_temporary_file_never_widens_the_config(psim, capsys, tmp_path) -> None:
+    path = config.config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # What an earlier, interrupted write (or someone else) left: world-writable files, and a
+    # link planted where a temporary file would go.
+    for leftover in (path, path.with_name(path.name + ".tmp")):
+        leftover.write_text("# left over\n")
+        os.chmod(leftover, 0o666)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    os.symlink(victim, path.with_name(f".{path.name}.tmp"))
+    path.unlink()
+    code, err = init_env_profile(capsys, psim)
+    assert code == 0, err
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert victim.read_text() == "mine\n"
+    # An existing 0666 config file is replaced by a 0600 one too.
+    os.chmod(path, 0o666)
+    code, err = init_env_profile(capsys, psim, "dev", "DEV_KEY")
+    assert code == 0, err
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    # And a key file, written beside a 0666 leftover of its own name.
+    key = tmp_path / "k.key"
+    key.with_name("k.key.tmp").write_text("x")
+    os.chmod(key.with_name("k.key.tmp"), 0o666)
+    config.write_private_key_file(key, "secret-1")
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".k.key.")]  # no leftover
+
+
+PASTED = "7f3e1c2a-5b6d-4e8f-9a0b-1c2d3e4f5a6b"
+
+
+def test_a_key_pasted_where_a_variable_name_belongs_is_refused_unshown(
+    psim, capsys, monkeypatch
+) -> None:
+    code, out, err = run(
+        capsys, "config", "init", "--profile", "prod", "--base-url", psim.base_url,
+        "--public-key", psim.public_key, "--private-key-env", PASTED, "--no-input",
+    )  # fmt: skip
+    assert code == cli.EXIT_USAGE
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert "private_key_env must be the name of an environment variable" in err
+    assert PASTED not in out + err
+    assert not config.config_path().exists()
+    # One already in a file (written by hand) is refused by every reader, unshown too.
+    config.config_path().write_text(
+        f'[prod]\nbase_url = "{psim.base_url}"\npublic_key = "p"\nprivate_key_env = "{PASTED}"\n'
+    )
+    with pytest.raises(opsapi.ConfigError) as e:
+        opsapi.Client.from_profile("prod")
+    assert PASTED not in str(e.value) and "private_key_env" in str(e.value)
+    for argv in (["config", "list"], ["--profile", "prod", "alerts", "list"]):
+        code, out, err = run(capsys, *argv)
+        assert code == cli.EXIT_USAGE and PASTED not in out + err, argv
+    # A name with a dash (a profile `my-prod`) gets a default that is a name.
+    assert config.Profile("p", "u", "k", private_key_env="OPSAPI_MY_PROD_PRIVATE_KEY")
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    for name in (*config.ENVIRONMENT, "OPSAPI_CA_FILE", "OPSAPI_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+@pytest.mark.parametrize(
+    ("named", "profile_env", "environment", "default", "chosen"),
+    [
+        ("prod", "dev", True, True, "prod"),  # named where the client is built
+        (None, "dev", True, True, "dev"),  # then $OPSAPI_PROFILE
+        (None, None, True, True, None),  # then the environment (from_env)
+        (None, None, False, True, "default"),  # then the profile `default`
+        (None, None, False, False, "error"),  # then: opsapi config init
+    ],
+)
+def test_one_precedence(clean_env, named, profile_env, environment, default, chosen) -> None:
+    if profile_env:
+        clean_env.setenv("OPSAPI_PROFILE", profile_env)
+    if environment:
+        # An Atlas key without OPSAPI_BASE_URL, as the Atlas guide allows.
+        clean_env.setenv("OPSAPI_FLAVOUR", "atlas")
+        clean_env.setenv("OPSAPI_PUBLIC_KEY", "pub")
+        clean_env.setenv("OPSAPI_PRIVATE_KEY", "secret-of-the-environment")
+    if default:
+        config.write_profile(config.Profile("default", "http://127.0.0.1:9", "p", "DEF_KEY"))
+    if chosen == "error":
+        with pytest.raises(opsapi.ConfigError, match="opsapi config init"):
+            config.chosen_profile(named)
+    else:
+        assert config.chosen_profile(named) == chosen
+
+
+def test_the_environment_before_the_default_profile_everywhere(psim, clean_env, capsys) -> None:
+    """OPSAPI_FLAVOUR=atlas and a key in the environment, no OPSAPI_BASE_URL, and a profile
+    `default` of an Ops Manager server: the CLI and from_profile() never take the profile."""
+    clean_env.setenv("DEF_KEY", psim.private_key)
+    config.write_profile(config.Profile("default", psim.base_url, psim.public_key, "DEF_KEY"))
+    clean_env.setenv("OPSAPI_FLAVOUR", "atlas")
+    clean_env.setenv("OPSAPI_PUBLIC_KEY", "atlas-pub")
+    clean_env.setenv("OPSAPI_PRIVATE_KEY", "atlas-secret-0000")
+    # from_env builds Atlas's client from it (no request is sent here).
+    assert opsapi.Client.from_env().flavour == "atlas"
+    with pytest.raises(opsapi.ConfigError, match=r"from_env\(\)") as e:
+        opsapi.Client.from_profile()
+    assert "OPSAPI_FLAVOUR" in str(e.value) and "atlas-secret-0000" not in str(e.value)
+    # The command takes the environment too: its client is from_env's (Atlas, whose
+    # https://cloud.mongodb.com this machine cannot reach), never the default profile's.
+    with Simulator(seed=1, projects=1, hosts_per_project=1, flavour="atlas", now=FIXED_NOW) as at:
+        clean_env.setattr(opsapi.Client, "from_env", classmethod(lambda cls: at.client()))
+        psim.clear_requests()
+        code, out, err = run(capsys, "projects", "-o", "json")
+        assert code == 0, err
+        assert [p["id"] for p in json.loads(out)] == list(at.group_ids)
+        assert psim.requests() == []
+    # Named, the profile is used, whatever the environment holds.
+    code, out, err = run(capsys, "--profile", "default", "projects", "-o", "json")
+    assert code == 0, err
+    assert [p["id"] for p in json.loads(out)] == list(psim.group_ids)
+
+
+def test_no_credentials_point_to_config_init(clean_env, capsys) -> None:
+    code, out, err = run(capsys, "alerts", "list")
+    assert code == cli.EXIT_USAGE and out == ""
+    assert err.startswith("error: no credentials") and err.count("\n") == 1, err
+    assert err.rstrip().endswith("create one with: opsapi config init")
+
+
+def test_the_environment_names_are_those_from_env_reads() -> None:
+    """config.ENVIRONMENT (what makes the environment the source) is the connection that the
+    native from_env reads (src/python/api/client.rs), OPSAPI_CA_FILE aside."""
+    import re
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[2] / "src/python/api/client.rs").read_text()
+    body = source.split("fn from_env(", 1)[1].split("\n}\n", 1)[0]
+    read = set(re.findall(r'"(OPSAPI_[A-Z_]+)"', body)) - {"OPSAPI_CA_FILE"}
+    assert read == set(config.ENVIRONMENT)

@@ -103,3 +103,14 @@ def test_python_blocks_run(page, monkeypatch, tmp_path) -> None:
             sim.close()
     # Every simulator a page starts, it stops: readers copy the pattern.
     assert not left_open, f"{page.name} leaves {len(left_open)} simulator(s) running"
+
+
+def test_one_install_block_everywhere() -> None:
+    """The README, the home page and Getting started install the same way, line for line."""
+    readme = DOCS.parent / "README.md"
+    found = {}
+    for page in (readme, DOCS / "index.md", DOCS / "getting-started.md"):
+        text = page.read_text(encoding="utf-8").split("\n## Install\n", 1)[1]
+        found[page.name] = FENCE.search(text).group(0)  # its first fenced block
+    assert len(set(found.values())) == 1, found
+    assert "pip install opsapi " in found["README.md"]

@@ -56,6 +56,7 @@ NAV = [
     "reference/alerts_analysis.html",
     "reference/dask.html",
     "reference/config.html",
+    "reference/cli.html",
     "rust.html",
     "changelog.html",
 ]
@@ -153,6 +154,20 @@ def test_every_nav_page_renders(doms) -> None:
     assert gs.h1[0].strip().startswith("Getting started")
     assert "highlight" in gs.classes  # code shown as code
     assert "Simulator(seed=0)" in re.sub(r"<[^>]+>", "", doms["getting-started.html"])
+
+
+def test_search_opened_from_disk_says_how_to_serve_the_site(doms) -> None:
+    # From file:// the browser lets no page read the search index (docs/assets/file-search.js).
+    for page in ("index.html", "reference/cli.html"):
+        assert 'placeholder="Search: serve the site first"' in doms[page], page
+    assert "python -m http.server -d site" in doms["index.html"]
+
+
+def test_the_cli_reference_page_links_every_command(doms) -> None:
+    page = _parse(doms["reference/cli.html"])
+    for name in ("alerts", "projects", "sync", "store", "sim"):
+        assert f"opsapi-{name}" in page.ids, name  # each command's heading, an anchor
+        assert f"#opsapi-{name}" in page.links, name  # linked from the list of commands
 
 
 def test_api_reference_has_the_native_docstrings(doms) -> None:

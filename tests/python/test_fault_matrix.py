@@ -1,8 +1,9 @@
 """Issue 12, the fault matrix: every operation x every fault, sync and async.
 
-(The operations are in ``_fault_ops.py``, the adversarial server in ``_adversary.py``; the
-faults and expected outcomes are tables here, side by side with the one cell runner that
-checks them.)
+(Over 600 lines: the faults and the expected outcomes are tables here, side by side with the
+one cell runner that checks them, so that what a cell expects and how it is checked read
+together; the operations are in ``_fault_ops.py``, the adversarial server in
+``_adversary.py``.)
 
 Each cell arms one fault, aimed at the operation's own request (its method, path and first
 page), makes one call with a warmed-up client (its Digest challenge known), and checks what

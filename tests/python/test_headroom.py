@@ -55,7 +55,19 @@ def test_oplog_window_named_for_its_replica_set_and_member(sim, h, fixed_now) ->
     expected = (t["crosses_at"] - fixed_now) / timedelta(days=1)
     assert row["days_left"] == pytest.approx(expected, abs=1.0)
     assert abs(row["date"] - t["crosses_at"]) < timedelta(days=1)
-    assert row["binding"] == "oplog_window"
+    # What binds the set is its oplog, unless one of its members lags past its alert's 60 s
+    # now (an open replication-lag alert): that is past the limit already.
+    members = {
+        f"{x.hostname}:{x.port}"
+        for x in sim.client().hosts.list(t["group_id"])
+        if x.replica_set_name == t["scope"]
+    }
+    lagging = [
+        a for a in sim.alert_truth()["metric_alerts"]
+        if a["metric_name"] == "OPLOG_REPLICATION_LAG_TIME" and a["end"] is None
+        and a["process_id"] in members
+    ]  # fmt: skip
+    assert row["binding"] == ("replication_lag" if lagging else "oplog_window")
     # The other members' windows are healthy.
     members = h.filter(
         pl.col("scope_kind") == "host",
@@ -121,9 +133,23 @@ def p_cap(part: dict) -> float:
 
 
 def test_healthy_hosts_are_not_flagged(sim, h, fixed_now) -> None:
-    """A flagged host row is a seeded finding, or a disk the partition truth fills within the
-    watch horizon (90 days to 90 %); nothing else."""
+    """A flagged host row is a seeded finding, a disk the partition truth fills within the
+    watch horizon (90 days to 90 %), or a secondary whose replication lag an alert says is
+    past 60 s (its breach still open, or within the last day); nothing else."""
     findings = {(m, t["resource"]) for t in sim.headroom_truth() for m in t["members"]}
+    day = fixed_now - timedelta(days=1)
+    lagging = {
+        (a["process_id"], "replication_lag")
+        for a in sim.alert_truth()["metric_alerts"]
+        if a["metric_name"] == "OPLOG_REPLICATION_LAG_TIME"
+        and a["threshold"] >= 60
+        and (a["end"] is None or a["end"] > day)
+    }
+    still = {
+        (a["process_id"], "replication_lag")
+        for a in sim.alert_truth()["metric_alerts"]
+        if a["metric_name"] == "OPLOG_REPLICATION_LAG_TIME" and a["end"] is None
+    }
     processes = {p["host_id"]: p["process_id"] for p in sim.partition_truth()}
     filling = set()
     for p in sim.partition_truth():
@@ -137,10 +163,11 @@ def test_healthy_hosts_are_not_flagged(sim, h, fixed_now) -> None:
         if row["resource"] == "disk":
             assert (row["member"], row["part"]) in filling, row
         else:
-            assert (row["member"], row["resource"]) in findings, row
-    # ... and every seeded host finding is among them.
+            assert (row["member"], row["resource"]) in findings | lagging, row
+    # ... and every seeded host finding is among them, and every lag still past its alert's.
     named = {(r["member"], r["resource"]) for r in flagged.iter_rows(named=True)}
     assert {f for f in findings if f[1] != "shard_growth"} <= named
+    assert still and still <= named
     assert not h.filter(pl.col("status") == "missing").height
 
 

@@ -216,7 +216,7 @@ def test_crate_package_holds_what_rust_users_need() -> None:
         if f not in generated
         and not re.fullmatch(
             r"Cargo\.toml|Cargo\.lock|README\.md|CHANGELOG\.md|LICENSE-APACHE|LICENSE-MIT"
-            r"|src/.+\.rs|tests/[^/]+\.rs|tests/(it|sim)/[^/]+\.rs|tests/fixtures/[^/]+"
+            r"|src/.+\.rs|tests/[^/]+\.rs|tests/(it|sim)/.+\.rs|tests/fixtures/[^/]+"
             r"|fuzz/regressions/[^/]+/[^/]+",
             f,
         )
@@ -228,7 +228,13 @@ def test_crate_package_holds_what_rust_users_need() -> None:
         rust = sorted(str(p.relative_to(REPO)) for p in (REPO / tree).rglob("*.rs"))
         assert sorted(f for f in files if f.startswith(f"{tree}/") and f.endswith(".rs")) == rust
     fixtures = [f for f in files if f.startswith("tests/fixtures/")]
-    assert len(fixtures) == len(list((REPO / "tests" / "fixtures").iterdir()))
+    # Every file directly in tests/fixtures (the documented payloads the Rust tests read); not
+    # its folders, the vendored Atlas spec and Ops Manager catalog, whose licence is not the
+    # crate's (tests/it/metric_names.rs skips, saying so, without them).
+    shipped = sorted(
+        str(p.relative_to(REPO)) for p in (REPO / "tests" / "fixtures").iterdir() if p.is_file()
+    )
+    assert sorted(fixtures) == shipped
     for needed in (
         "Cargo.toml",
         "Cargo.lock",

@@ -43,6 +43,25 @@ def test_text_bar_on_a_terminal(monkeypatch) -> None:
     assert "\n" not in shown and shown.endswith(" \r")
 
 
+def test_a_plain_bar_on_a_terminal_without_tqdm(monkeypatch) -> None:
+    """The help of sync and fleet promises a bar on a terminal: without tqdm, a plain one."""
+    monkeypatch.delenv("OPSAPI_PROGRESS", raising=False)
+    monkeypatch.delitem(sys.modules, "IPython", raising=False)
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # as if not installed
+    err = _Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    update = _progress.make_progress(3)
+    assert update is not None
+    for done in (1, 2, 3):
+        update(done, 3, f"g/h{done}", done != 2)
+    frames = err.getvalue().split("\r")
+    assert "opsapi fleet [" in frames[1] and "] 1/3 targets" in frames[1]
+    assert any(f.rstrip().endswith("3/3 targets, 1 failed") for f in frames), frames
+    assert "\n" not in err.getvalue() and frames[-1] == ""  # wiped when done
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # a pipe: nothing, with or without tqdm
+    assert _progress.make_progress(3) is None
+
+
 @pytest.mark.parametrize("env", [None, "0"])
 def test_nothing_in_a_pipe_or_when_turned_off(monkeypatch, env) -> None:
     monkeypatch.delitem(sys.modules, "IPython", raising=False)

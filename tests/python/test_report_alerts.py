@@ -1,4 +1,4 @@
-"""The capacity report's alert section (``opsapi._report_alerts``) over the seeded alert
+"""The capacity report's alert section (``opsapi.report.alerts``) over the seeded alert
 history (``sim.alert_truth()``): it names the flapping configuration on its host and the noisy
 host, in words a team lead reads (host names, project names, what the alert watches; no ids),
 and says so plainly when there are no alerts. The demo's report carries the section
@@ -13,7 +13,9 @@ import re
 import polars as pl
 import pytest
 
-from opsapi import _report, _report_alerts, demo
+from opsapi import demo
+from opsapi.report import alerts as report_alerts
+from opsapi.report import html as report_html
 
 
 class _Tables(html.parser.HTMLParser):
@@ -71,9 +73,9 @@ def alerts_page(sim):
     hosts = [h for g in names for h in client.hosts.list(g)]
     alerts = client.alerts.list_all().to_polars()
     events = pl.concat([client.events.list(g).to_polars() for g in names], how="diagonal_relaxed")
-    host = _report._labeller([f"{h.hostname}:{h.port}" for h in hosts])
+    host = report_html.labeller([f"{h.hostname}:{h.port}" for h in hosts])
     frames: dict[str, pl.DataFrame] = {}
-    body, charts = _report_alerts.section(alerts, events, names, host, _report._table, frames)
+    body, charts = report_alerts.section(alerts, events, names, host, report_html.table, frames)
     assert charts == []
     page = _Tables()
     page.feed(body)
@@ -153,15 +155,16 @@ def test_no_ids_in_the_section(alerts_page):
 
 
 def test_without_alerts_the_section_says_so():
-    host = _report._labeller([])
+    host = report_html.labeller([])
     frames: dict[str, pl.DataFrame] = {}
-    body, _ = _report_alerts.section(pl.DataFrame(), None, {}, host, _report._table, frames)
+    body, _ = report_alerts.section(pl.DataFrame(), None, {}, host, report_html.table, frames)
     assert "The projects hold no alerts." in body and "<table" not in body
-    assert _report_alerts.section(None, None, {}, host, _report._table, frames) == ("", [])
+    assert report_alerts.section(None, None, {}, host, report_html.table, frames) == ("", [])
 
 
-@pytest.mark.parametrize("module", [_report_alerts, demo], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [report_alerts, report_html, demo], ids=lambda m: m.__name__)
 def test_the_examples_run(module):
-    # The words the section and the demo print, shown in their docstrings, are what they say.
+    # The words the section, the page and the demo print, shown in their docstrings, are what
+    # they say.
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

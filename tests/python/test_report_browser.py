@@ -10,10 +10,15 @@ is saved as ``out/capacity-report.png`` for people to look at. Checked (issue 23
 - no request leaves the machine (none reaches the proxy, the file names no remote script,
   stylesheet or image), and the charts still render: each has its marks, one per finding, in
   urgency order;
-- no table is wider than the page at 1280 px, and no cell is cut short;
+- at 1280 px and at 800 px (issue 34): the page does not scroll sideways, no table's box is
+  wider than the window and no cell is cut short, every chart is drawn whole in its box (one
+  column below about 1 100 px), and every crossing day's label is inside its plot;
 - no cell shows a dtype row, a quoted string or a hex id where a host name exists;
 - the headroom table's cells are coloured by the status of their resource, and the databases
-  behind the disks closest to full are listed in forecast order.
+  behind the disks closest to full are listed in forecast order, each on a data-bearing
+  member, and where none grows beside a growing disk, the reason;
+- no finding on a config server's or a mongos's disk is called a cluster's: the cluster's,
+  shard's and replica set's rows are data-bearing members', and the page names the role.
 
 Needs Debian's ``chromium`` (``.ci/run`` installs it); skipped, saying so, without it.
 """
@@ -229,7 +234,14 @@ def test_the_summary_comes_first_and_names_every_seeded_finding(dom, truth) -> N
     assert page.body_tags[0] == ("section", {"id": "summary"})
     assert "".join(page.text).strip().startswith("What runs out first")
     items = [text for text, _ in page.summary]
-    assert items and all(cls in ("critical", "warning", "watch", "ok") for _, cls in page.summary)
+    statuses = ("critical", "warning", "watch", "ok", "oversized")
+    assert items and all(cls in statuses for _, cls in page.summary)
+    # An oversized deployment is said as such (issue 33 §4).
+    assert (
+        [text for text, cls in page.summary if cls == "oversized"]
+        == [text for text in items if ": oversized: CPU, cache, disk space and IOPS" in text]
+        != []
+    )
 
     def said(*words: str) -> bool:
         return any(all(w in item for w in words) for item in items)
@@ -334,33 +346,122 @@ def test_databases_behind_the_five_disks_closest_to_full(dom, report) -> None:
     assert header[:4] == ["#", "disk", "disk full on", "database"]
     assert [r[1] for r in rows if r[1]] == five
     assert [r[0] for r in rows if r[0]] == ["1", "2", "3", "4", "5"]
-    # Under each disk: its growing databases with their numbers, or one line saying none.
+    # Under each disk: its growing databases with their numbers, or one line saying none,
+    # and why where the disk grows.
+    growing = dict(zip(five, view["trend"] == "growing"))
+    disk = None
     for r in rows:
-        assert r[3] and (r[4] or r[3] == "none growing"), r
+        disk = r[1] or disk
+        assert r[3] and (r[3].startswith("none") or r[4]), r
+        if r[3].startswith("none") and growing[disk]:
+            assert ": " in r[3], r
 
 
-# Measured in the page itself, laid out at 1280 px: where each table ends on the right, and
-# whether any of its cells holds more text than it shows.
+def test_every_database_on_a_data_bearing_member(dom, report) -> None:
+    import polars as pl
+
+    topo = pl.read_parquet(report / "topology.parquet")
+    growth = pl.read_parquet(report / "database_growth.parquet")
+    # What the analysis read: no database on a mongos, an application's on no config server.
+    roles = growth.join(topo.select("host_id", "role"), on="host_id")
+    assert roles.height and "mongos" not in roles["role"].to_list()
+    system = pl.col("database_name").cast(pl.String).is_in(["admin", "config", "local"])
+    assert set(roles.filter(~system)["role"]) == {"data"}
+    # What the page lists under each disk: growing databases only where data lives.
+    i = dom.find("Databases behind the growth")
+    p = _Page()
+    p.feed("<body>" + dom[i : dom.find("</section>", i)])
+    (table,) = p.tables
+    disk = None
+    for r in [[t for t, _ in r] for r in table[1:]]:
+        disk = r[1] or disk  # the host's label, with its role where it holds no data
+        if not r[3].startswith("none"):
+            assert "(mongos)" not in disk, r
+            assert "(config server)" not in disk or r[3] in ("admin", "config", "local"), r
+
+
+def test_no_config_server_or_mongos_finding_is_called_a_clusters_disk(dom, report) -> None:
+    import polars as pl
+
+    h = pl.read_parquet(report / "headroom.parquet")
+    topo = pl.read_parquet(report / "topology.parquet")
+    # A cluster's, shard's and replica set's rows (the table's columns) are data-bearing
+    # members'; the config servers and mongos are scopes of their own.
+    data = h.filter(pl.col("scope_kind").is_in(["cluster", "shard", "replica_set"]))
+    assert data.height and set(data["role"]) == {"data"}
+    kinds = set(h.filter(pl.col("role").is_in(["config", "mongos"]))["scope_kind"])
+    assert kinds == {"host", "config_servers", "mongos"}
+    # Wherever the page names a config server or a mongos in a finding, it says which it is.
+    others = {
+        m.split(".")[0]: r
+        for m, r in zip(topo["member"], topo["role"])
+        if r in ("config", "mongos")
+    }
+    page = _page(dom)
+    clauses = [c for text, _ in page.summary for c in text.split(": ", 1)[1].split("; ")]
+    titles = [c["data-title"] for c in page.charts]
+    for said in clauses + titles:
+        for short, role in others.items():
+            if f"({short}" in said:
+                name = "config server" if role == "config" else "mongos"
+                assert name in said.lower(), said
+
+
+# Measured in the page itself, once every chart is drawn: the page's width against the
+# window's, where each table's box ends on the right and whether any of its cells holds more
+# text than it shows, each chart's box and drawing, and each crossing label against its
+# chart's plot. Chromium's virtual time runs the charts' scripts and this one's waits.
 _MEASURE = """<script>
-document.querySelectorAll("table").forEach((t) => {
-  t.setAttribute("data-right", Math.ceil(t.getBoundingClientRect().right));
-  const cut = [...t.querySelectorAll("td, th")].filter((c) => c.scrollWidth > c.clientWidth + 1);
-  t.setAttribute("data-cut-cells", cut.length);
-});
-document.body.setAttribute("data-viewport", document.documentElement.clientWidth);
+function box(el) {
+  const r = el.getBoundingClientRect();
+  return [r.left, r.top, r.right, r.bottom].map((v) => Math.round(v)).join(",");
+}
+function measure() {
+  if (document.body.getAttribute("data-charts") !== "done") { setTimeout(measure, 50); return; }
+  const root = document.documentElement;
+  document.body.setAttribute("data-viewport", root.clientWidth);
+  document.body.setAttribute("data-page-width", root.scrollWidth);
+  document.querySelectorAll("table").forEach((t) => {
+    const scroll = t.closest(".scroll") || t;
+    t.setAttribute("data-right", Math.ceil(scroll.getBoundingClientRect().right));
+    const cut = [...t.querySelectorAll("td, th")].filter((c) => c.scrollWidth > c.clientWidth + 1);
+    t.setAttribute("data-cut-cells", cut.length);
+  });
+  document.querySelectorAll(".chart").forEach((c) => {
+    const svg = c.querySelector("svg");
+    c.setAttribute("data-box", box(c));
+    if (!svg) return;
+    c.setAttribute("data-svg", box(svg));
+    c.setAttribute("data-plot", box(svg.querySelector("path.background")));
+    const labels = [...svg.querySelectorAll("g.crossing_marks text")];
+    c.setAttribute("data-crossing", labels.map((t) => box(t) + ":" + t.textContent).join("|"));
+  });
+  document.body.setAttribute("data-measured", "1");
+}
+measure();
 </script>"""
 
 
-def test_every_table_fits_a_1280px_window(report, proxy, tmp_path) -> None:
+def _rect(text: str) -> tuple[int, int, int, int]:
+    left, top, right, bottom = (int(v) for v in text.split(","))
+    return left, top, right, bottom
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_the_page_fits_the_window_at_1280_and_800_px(report, proxy, tmp_path, width) -> None:
     page = tmp_path / "measured.html"
     head, tail = (report / "capacity.html").read_text().rsplit("</body>", 1)
     page.write_text(head + _MEASURE + "</body>" + tail, encoding="utf-8")
     r = _run_chromium(
-        tmp_path, proxy, "measure", "--window-size=1280,6000", "--dump-dom", page.as_uri()
+        tmp_path, proxy, "measure", f"--window-size={width},6000", "--dump-dom", page.as_uri()
     )
     assert r.returncode == 0, r.stderr[-2000:]
-    viewport = int(re.search(r'data-viewport="(\d+)"', r.stdout).group(1))
-    assert viewport == 1280
+    body = re.search(r"<body[^>]*>", r.stdout).group(0)
+    assert 'data-measured="1"' in body, body
+    viewport = int(re.search(r'data-viewport="(\d+)"', body).group(1))
+    assert viewport == width
+    # No horizontal scroll of the page: what does not fit scrolls in its own box.
+    assert int(re.search(r'data-page-width="(\d+)"', body).group(1)) <= viewport
     laid_out = re.sub(r"<script\b[^>]*>.*?</script>", "", r.stdout, flags=re.S)
     tables = re.findall(r"<table[^>]*>", laid_out)
     assert len(tables) >= 4
@@ -368,6 +469,27 @@ def test_every_table_fits_a_1280px_window(report, proxy, tmp_path) -> None:
         right = int(re.search(r'data-right="(\d+)"', t).group(1))
         cut = int(re.search(r'data-cut-cells="(\d+)"', t).group(1))
         assert right <= viewport and cut == 0, (t, right, cut)
+    # Every chart drawn whole inside its box, its box inside the window: one column below
+    # about 1 100 px, two above.
+    charts = [dict(re.findall(r'(data-[a-z]+)="([^"]*)"', c))
+              for c in re.findall(r'<div class="chart\b[^>]*>', laid_out)]  # fmt: skip
+    assert len(charts) >= 6
+    lefts = set()
+    for c in charts:
+        chart, svg, plot = (_rect(c[k]) for k in ("data-box", "data-svg", "data-plot"))
+        assert chart[2] <= viewport and svg[0] >= chart[0] - 1 and svg[2] <= chart[2] + 1, c
+        assert plot[2] - plot[0] > 0.6 * (chart[2] - chart[0]), c  # the plot takes the width
+        lefts.add(chart[0])
+        # Each crossing day's label inside its plot.
+        for label in filter(None, c["data-crossing"].split("|")):
+            where, text = label.split(":", 1)
+            x0, y0, x1, y1 = _rect(where)
+            assert text.startswith("crosses ")
+            assert plot[0] - 1 <= x0 and x1 <= plot[2] + 1, (c["data-title"], label, plot)
+            assert plot[1] - 1 <= y0 and y1 <= plot[3] + 1, (c["data-title"], label, plot)
+    assert len(lefts) == (2 if width > 1100 else 1), lefts
+    crossing = [c for c in charts if c["data-crossing"]]
+    assert len(crossing) >= 4  # the disks', the oplog window's, the connections'
 
 
 def test_screenshot_saved_under_out(report, proxy, tmp_path) -> None:

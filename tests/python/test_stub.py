@@ -1,6 +1,7 @@
 """The stub, the Python classes and the list frames all come from each model's one field list
 (`crate::models::<model>_fields!`): the classes expose it as `_fields`; this test holds the
-hand-written stub and the frames to it."""
+hand-written stub and the frames to it. The stub's shared bases (`_twins.pyi`, `_Model`,
+`_ModelList`) exist only in the stub: each class that inherits one has every name of it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import opsapi
 from opsapi import _native
 
 STUB = Path(opsapi.__file__).with_name("_native.pyi")
+TWINS = Path(opsapi.__file__).with_name("_twins.pyi")
 MODELS = [
     name
     for name in dir(_native)
@@ -77,3 +79,49 @@ def test_list_frames_have_a_column_per_scalar_field_in_field_order(sim, list_of,
     # Fields without a column: lists, links and free-form JSON only.
     skipped = set(fields) - set(owners)
     assert skipped <= {"tags", "links", "aliases", "diffs", "raw"}, skipped
+
+
+def _classes(*stubs: Path) -> dict[str, ast.ClassDef]:
+    return {
+        node.name: node
+        for stub in stubs
+        for node in ast.parse(stub.read_text()).body
+        if isinstance(node, ast.ClassDef)
+    }
+
+
+def _names_of_bases(classes: dict[str, ast.ClassDef], node: ast.ClassDef) -> set[str]:
+    """The names the stub-only bases of ``node`` declare (methods, properties, class variables),
+    theirs included."""
+    out: set[str] = set()
+    for base in node.bases:
+        base = base.value if isinstance(base, ast.Subscript) else base
+        if isinstance(base, ast.Name) and base.id.startswith("_") and base.id in classes:
+            parent = classes[base.id]
+            out |= _names_of_bases(classes, parent)
+            for item in parent.body:
+                if isinstance(item, ast.FunctionDef):
+                    out.add(item.name)
+                elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    out.add(item.target.id)
+    return out
+
+
+def test_every_name_of_a_shared_base_is_on_each_class():
+    """stubtest checks each name a class has at runtime against the stub, bases included, but
+    not that a base's name is there at runtime: this does."""
+    classes = _classes(STUB, TWINS)
+    checked = {}
+    for name, node in classes.items():
+        if name.startswith("_"):
+            continue
+        cls = getattr(_native, name)
+        names = _names_of_bases(classes, node)
+        missing = sorted(n for n in names if not hasattr(cls, n))
+        assert not missing, f"{name} lacks what the stub's base gives it: {missing}"
+        checked[name] = names
+    # Both clients, every handle of each and every model share a base.
+    assert {"get", "list", "partitions", "databases"} <= checked["AsyncHosts"]
+    assert {"atlas", "from_env", "from_profile", "base_url"} <= checked["AsyncClient"]
+    assert {"_fields", "to_dict"} <= checked["Host"]
+    assert {"total_count", "to_polars", "__getitem__"} <= checked["EventList"]

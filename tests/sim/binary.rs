@@ -132,5 +132,11 @@ fn fault_options_are_checked() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--rate-truncate"));
+    // The help is output (stdout), a line per flag with what it does.
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.lines()
+            .any(|l| l.contains("--rate-truncate") && l.contains("half")),
+        "{help}"
+    );
 }

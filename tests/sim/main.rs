@@ -3,7 +3,8 @@
 //!
 //! `digest`, `paging` (links, limits, envelope, pretty), `listings` (every resource's list and
 //! entity), `global_alerts`, `project_alerts`, `access_list`, `headroom` (the seeded capacity
-//! findings), `measurements`, `errors` (codes and roles), `faults`, `request_log`, `shutdown`,
+//! findings), `roles` (the hosts' roles in the world), `measurements`, `errors` (codes and
+//! roles), `faults`, `request_log`, `shutdown`,
 //! `atlas` (the Atlas and Cloud Manager flavours), and `binary` (the standalone `opsapi-sim`
 //! command).
 //! Helpers (a tiny Digest signer on top of reqwest) live in `common`.
@@ -25,4 +26,5 @@ mod measurements;
 mod paging;
 mod project_alerts;
 mod request_log;
+mod roles;
 mod shutdown;

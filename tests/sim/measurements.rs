@@ -369,3 +369,30 @@ async fn fleet_pull_is_served() {
 async fn fleet_pull_benchmark_size() {
     fleet_pull(10).await;
 }
+
+/// A host measurement asked of a database is the service's 404 `NOT_DATABASE_OR_DISK_METRIC`
+/// (the client refuses it before sending: tests/python/test_databases.py), and a name of no
+/// catalog its 404 `INVALID_METRIC_NAME`.
+#[tokio::test]
+async fn a_host_measurement_asked_of_a_database_is_refused_as_the_service_does() {
+    let sim = start(fixed(1));
+    let api = Api::owner(&sim);
+    let w = sim.world();
+    let h = w.hosts.iter().find(|h| !h.databases.is_empty()).unwrap();
+    let path = |m: &str| {
+        format!(
+            "/groups/{}/hosts/{}/databases/{}/measurements?granularity=PT1H&period=P1D&m={m}",
+            h.group_id, h.id, h.databases[0].name
+        )
+    };
+    let r = api.get(&path("CONNECTIONS")).await;
+    assert_eq!(
+        (r.status, r.error_code()),
+        (404, "NOT_DATABASE_OR_DISK_METRIC".to_string())
+    );
+    let r = api.get(&path("NO_SUCH_MEASUREMENT")).await;
+    assert_eq!(
+        (r.status, r.error_code()),
+        (404, "INVALID_METRIC_NAME".to_string())
+    );
+}

@@ -95,7 +95,11 @@ async fn one_alert_get_and_patch_with_the_documented_codes() {
     });
     let api = Api::owner(&sim);
     let world = sim.world();
-    let a = &world.alert_history[0];
+    let a = world
+        .alert_history
+        .iter()
+        .find(|a| a.status == "CLOSED")
+        .unwrap();
     let (g, other) = (
         &a.group_id,
         world.projects.iter().find(|p| p.id != a.group_id).unwrap(),

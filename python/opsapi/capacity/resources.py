@@ -12,11 +12,10 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import polars as pl
-
-from opsapi._native import ATLAS_MEASUREMENT_NAMES
 
 from ._common import _keyed
 
@@ -35,12 +34,6 @@ __all__ = [
 _SECONDS = {"MILLISECONDS": 1e-3, "SECONDS": 1.0, "MINUTES": 60.0, "HOURS": 3600.0, "DAYS": 86400.0}
 _BYTES = {"BYTES": 1.0, "KILOBYTES": 1024.0, "MEGABYTES": 1024.0**2, "GIGABYTES": 1024.0**3}
 _HOST = ["group_id", "host_id"]
-
-
-#: The host measurements Atlas names differently: Ops Manager's name -> Atlas's (the same
-#: series; the crate's table). :func:`cache` reads either; :func:`opsapi.capacity.headroom_inputs`
-#: asks a client by the names of its flavour.
-ATLAS_NAMES: dict[str, str] = dict(ATLAS_MEASUREMENT_NAMES)
 
 
 def _points(frame: pl.DataFrame | pl.LazyFrame, names: Sequence[str]) -> pl.LazyFrame:
@@ -137,11 +130,8 @@ def cache(frame: pl.DataFrame | pl.LazyFrame, *, limit: float) -> pl.LazyFrame:
 
         >>> cache(host_frame, limit=20.0).collect()   # doctest: +SKIP
     """
-    # Atlas's names of the two byte series (the same series: CACHE_USAGE_DIRTY and _USED).
-    atlas = {v: k for k, v in ATLAS_NAMES.items()}
     names = ["DIRTY_FILL_RATIO", "CACHE_FILL_RATIO", "CACHE_DIRTY_BYTES", "CACHE_USED_BYTES"]
-    p = _points(frame, [*names, *atlas])
-    p = p.with_columns(pl.col("measurement").replace(atlas)).with_columns(
+    p = _points(frame, names).with_columns(
         value=pl.when(pl.col("units") == "PERCENT")
         .then(pl.col("value"))
         .otherwise(_scaled(_BYTES, 1.0))
@@ -219,3 +209,42 @@ def disk_latency(frame: pl.DataFrame | pl.LazyFrame, *, limit: float) -> pl.Lazy
         .agg(pl.col("value").max())
     )
     return _shape(v, pl.col("partition_name"), limit)
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """How one resource is read: its series, unit, which way is worse, the quantile that
+    stands for it, the hosts it applies to and the measurements it needs."""
+
+    series: Callable[..., pl.LazyFrame]
+    unit: str
+    worse: int  # +1: higher is worse; -1: lower is worse
+    quantile: float
+    applies: str  # "all", "mongod" (not a mongos) or "member" (of a replica set)
+    needs: str  # "host" or "disk": the frame it reads
+    measured: str  # what a missing row says is missing
+
+
+#: How :func:`opsapi.capacity.headroom` reads each resource but disk space.
+_SPECS: dict[str, _Spec] = {
+    "oplog_window": _Spec(oplog_window, "h", -1, 0.95, "member", "host",
+                          "OPLOG_MASTER_TIME"),
+    "replication_lag": _Spec(replication_lag, "s", +1, 0.95, "member", "host",
+                             "OPLOG_REPLICATION_LAG_TIME"),
+    "cpu": _Spec(cpu, "%", +1, 0.95, "all", "host", "normalized CPU"),
+    "cache": _Spec(cache, "%", +1, 0.95, "mongod", "host", "WiredTiger cache"),
+    "connections": _Spec(connections, "", +1, 0.99, "all", "host", "CONNECTIONS"),
+    "tickets": _Spec(tickets, "", -1, 0.95, "mongod", "host", "TICKETS_AVAILABLE"),
+    "iops": _Spec(iops, "IOPS", +1, 0.95, "all", "disk", "DISK_PARTITION_IOPS"),
+    "disk_latency": _Spec(disk_latency, "ms", +1, 0.95, "all", "disk",
+                          "DISK_PARTITION_LATENCY"),
+}  # fmt: skip
+
+
+def _applies(topo: pl.DataFrame, applies: str) -> pl.DataFrame:
+    """The hosts of ``topo`` a resource applies to (:attr:`_Spec.applies`)."""
+    if applies == "member":
+        return topo.filter(pl.col("replica_set_name").is_not_null())
+    if applies == "mongod":
+        return topo.filter(pl.col("type_name") != "SHARD_MONGOS")
+    return topo

@@ -1,12 +1,14 @@
 """The roll-ups of :func:`opsapi.capacity.headroom`: a replica set's, shard's and sharded
-cluster's row is its worst member's, and a sharded cluster's shards' growth is compared."""
+cluster's row is its worst data-bearing member's; a cluster's config servers and its mongos
+are scopes of their own (``config_servers``, ``mongos``); and a sharded cluster's shards'
+growth is compared."""
 
 from __future__ import annotations
 
 import polars as pl
 
 _HOST = ["group_id", "host_id"]
-_SEVERITY = {"critical": 0, "warning": 1, "watch": 2, "ok": 3, "missing": 4}
+_SEVERITY = {"critical": 0, "warning": 1, "watch": 2, "ok": 3, "oversized": 3, "missing": 4}
 
 
 def _rank() -> pl.Expr:
@@ -26,9 +28,13 @@ def _rank() -> pl.Expr:
 
 def _rolled_up(per_host: pl.DataFrame, topo: pl.DataFrame) -> pl.DataFrame:
     """Per replica set (``shard`` for a shard's) and per sharded cluster, per resource: the
-    worst member's row, ``member`` naming it; members without data are named in ``note``."""
+    worst data-bearing member's row, ``member`` naming it; members without data are named in
+    ``note``. A cluster's config servers (``config_servers``, by their replica set) and its
+    mongos (``mongos``, by the cluster) are rolled up apart: what runs out there is never the
+    cluster's data disk."""
     t = topo.select(*_HOST, "replica_set_name", "shard_name", "type_name")
     rows = per_host.drop("scope_kind", "scope").join(t, on=_HOST, how="left")
+    role = pl.col("role")
     sharded = (
         topo.filter(
             pl.col("shard_name").is_not_null() | pl.col("type_name").str.starts_with("SHARD")
@@ -38,17 +44,25 @@ def _rolled_up(per_host: pl.DataFrame, topo: pl.DataFrame) -> pl.DataFrame:
         .unique()
         .to_list()
     )
-    sets = rows.filter(pl.col("replica_set_name").is_not_null()).with_columns(
+    data = rows.filter(role == "data")
+    sets = data.filter(pl.col("replica_set_name").is_not_null()).with_columns(
         scope_kind=pl.when(pl.col("shard_name").is_not_null())
         .then(pl.lit("shard"))
         .otherwise(pl.lit("replica_set")),
         scope=pl.col("replica_set_name"),
     )
-    clusters = rows.filter(pl.col("cluster_id").is_in(sharded)).with_columns(
+    clusters = data.filter(pl.col("cluster_id").is_in(sharded)).with_columns(
         scope_kind=pl.lit("cluster"), scope=pl.col("cluster_id")
     )
+    config = rows.filter(role == "config").with_columns(
+        scope_kind=pl.lit("config_servers"),
+        scope=pl.coalesce("replica_set_name", "cluster_id", "member"),
+    )
+    mongos = rows.filter((role == "mongos") & pl.col("cluster_id").is_not_null()).with_columns(
+        scope_kind=pl.lit("mongos"), scope=pl.col("cluster_id")
+    )
     out = []
-    for part in (sets, clusters):
+    for part in (sets, clusters, config, mongos):
         keys = ["group_id", "scope_kind", "scope", "resource"]
         missing = (
             part.filter(pl.col("status") == "missing")
@@ -128,6 +142,8 @@ def _shard_growth(
             scope=pl.col("cluster_id"),
             resource=pl.lit("shard_growth"),
             unit=pl.lit("×"),
+            worse=pl.lit("higher"),
+            role=pl.lit("data"),
             p95=pl.lit(None, dtype=pl.Float64),
             peak=pl.lit(None, dtype=pl.Float64),
             trend=pl.lit(None, dtype=pl.Float64),

@@ -7,9 +7,21 @@ from __future__ import annotations
 
 import argparse
 import math
+from datetime import datetime
 from typing import Any, Optional, TextIO
 
-from ._base import _cell, _UsageError, _write_json, _write_rows
+from ._base import (
+    CHARTS,
+    EXIT_NOT_FOUND,
+    Failure,
+    UsageError,
+    csv_cell,
+    project_ids,
+    writable_file,
+    write_json,
+)
+from ._table import Column, number, text, when, write_table
+from .alert_list import alert_error, value_text
 
 # Eight heights, low to high; a gap (a null point) is a space.
 _BARS = "▁▂▃▄▅▆▇█"
@@ -17,22 +29,19 @@ _BARS = "▁▂▃▄▅▆▇█"
 SPARK_WIDTH = 60
 
 
-def add_show(a: Any) -> argparse.ArgumentParser:
+def show_arguments(sh: argparse.ArgumentParser) -> None:
     """The ``show`` subcommand of ``opsapi alerts``."""
-    sh: argparse.ArgumentParser = a.add_parser(
-        "show", help="one alert; with --context, its metric around it"
-    )
-    sh.add_argument("alert_id", metavar="ALERT_ID")
-    sh.add_argument("--project", metavar="ID", help="a project alert of this project "
-                    "(default: a global alert)")  # fmt: skip
+    sh.add_argument("alert_id", metavar="ALERT_ID", help="the alert, by id")
+    sh.add_argument("--project", metavar="PROJECT", help="a project alert of this project, by "
+                    "name or id (default: a global alert)")  # fmt: skip
     sh.add_argument("--context", action="store_true",
                     help="the alert's metric on its host around it, and its threshold")  # fmt: skip
     sh.add_argument("--before", metavar="DURATION", help="context before it opened (PT2H)")
     sh.add_argument("--after", metavar="DURATION", help="context after it closed (PT1H)")
     sh.add_argument("--granularity", metavar="DURATION",
                     help="of the context (default: the finest the window allows)")  # fmt: skip
-    sh.add_argument("--chart", metavar="FILE", help="write the context's chart here (.html)")
-    return sh
+    sh.add_argument("--chart", metavar="FILE", help="write the context's chart here (.html; "
+                    "needs the charts extra: pip install 'opsapi[charts]')")  # fmt: skip
 
 
 def sparkline(values: list[Optional[float]], width: int = SPARK_WIDTH) -> str:
@@ -104,27 +113,35 @@ def show(client: Any, args: argparse.Namespace, fmt: str, out: TextIO) -> None:
     if not wants_context and any(
         getattr(args, k) is not None for k in ("before", "after", "granularity")
     ):
-        raise _UsageError("--before, --after and --granularity are options of --context")
+        raise UsageError("--before, --after and --granularity are options of --context")
+    if args.chart is not None:
+        writable_file(args.chart, "--chart")
+    import opsapi
+
+    project = None
     if args.project is not None:
-        alert = client.alerts.get(args.project, args.alert_id)
-    else:
-        alert = client.global_alerts.get(args.alert_id)
+        (project,) = project_ids(client, [args.project])
+    try:
+        if project is not None:
+            alert = client.alerts.get(project, args.alert_id)
+        else:
+            alert = client.global_alerts.get(args.alert_id)
+    except opsapi.NotFoundError as e:
+        raise Failure(alert_error(e, args.project), code=EXIT_NOT_FOUND) from None
     ctx = None
     if wants_context:
-        import opsapi
-
         try:
             ctx = client.alerts.context(
                 alert, before=args.before, after=args.after, granularity=args.granularity
             )
         except opsapi.InvalidArgumentError as e:
             flag = str(e).replace("invalid argument `", "--").replace("`:", ":", 1)
-            raise _UsageError(flag) from None
+            raise UsageError(flag) from None
         if args.chart is not None:
             try:
                 chart = ctx.chart()
             except ImportError:
-                raise _UsageError("--chart needs Altair: pip install altair") from None
+                raise UsageError(f"--chart needs Altair and vl-convert: {CHARTS}") from None
             chart.save(args.chart)
     if fmt == "json":
         doc: dict[str, Any] = {"alert": alert.to_dict()}
@@ -135,7 +152,7 @@ def show(client: Any, args: argparse.Namespace, fmt: str, out: TextIO) -> None:
                     "measurement", "partition_name", "database_name", "timestamp", "value"
                 ).to_dicts(),  # fmt: skip
             }
-        _write_json(doc if ctx is not None else alert.to_dict(), out)
+        write_json(doc if ctx is not None else alert.to_dict(), out)
         return
     if fmt == "csv" and ctx is not None:
         # The small table: the context's points.
@@ -143,46 +160,56 @@ def show(client: Any, args: argparse.Namespace, fmt: str, out: TextIO) -> None:
                                  "timestamp", "value")  # fmt: skip
         out.write(frame.write_csv())
         return
-    rows = [
-        ("id", alert.id),
-        ("status", alert.status),
-        ("event_type_name", alert.event_type_name),
-        ("created", alert.created),
-        ("resolved", alert.resolved),
-        ("acknowledged_until", alert.acknowledged_until),
-        ("hostname_and_port", alert.hostname_and_port),
-        ("replica_set_name", alert.replica_set_name),
-        ("metric_name", alert.metric_name),
-        ("current_value", None if alert.current_value is None else
-         f"{_cell(alert.current_value.number)} {alert.current_value.units or ''}".strip()),
+    cv = alert.current_value
+    metric = alert.metric_name
+    fields = [
+        ("id", "ID", alert.id),
+        ("status", "Status", alert.status),
+        ("event_type_name", "Event", alert.event_type_name),
+        ("created", "Created (UTC)", alert.created),
+        ("resolved", "Resolved (UTC)", alert.resolved),
+        ("acknowledged_until", "Acked until (UTC)", alert.acknowledged_until),
+        ("hostname_and_port", "Host", alert.hostname_and_port),
+        ("replica_set_name", "Replica set", alert.replica_set_name),
+        ("metric_name", "Metric", metric),
+        ("current_value", "Value",
+         None if cv is None else value_text(cv.number, cv.units, metric)),
     ]  # fmt: skip
     if fmt == "csv":
         import csv
 
         w = csv.writer(out, lineterminator="\n")
-        w.writerows([k, _cell(v)] for k, v in rows)
+        raw = None if cv is None else f"{csv_cell(cv.number)} {cv.units or ''}".strip()
+        w.writerows([k, csv_cell(raw if k == "current_value" else v)] for k, _, v in fields)
         return
-    _write_rows(["FIELD", "VALUE"], [[k, _cell(v)] for k, v in rows if v is not None], out)
+    rows = [{"field": label, "value": v} for _, label, v in fields if v is not None]
+    columns = [Column("field", "Field", keep=9),
+               Column("value", "Value", fmt=_value, keep=9, wrap=True)]  # fmt: skip
+    write_table(columns, rows, out)
     if ctx is None:
         return
     out.write("\n")
-    window = f"{_cell(ctx.start)} .. {_cell(ctx.end)} at {ctx.granularity}"
+    window = f"{when(ctx.start)} .. {when(ctx.end)} UTC at {ctx.granularity}"
     if ctx.note:
         out.write(f"context {window}: {ctx.note}\n")
         for h in ctx.hosts:
             out.write(f"  {h.hostname}:{h.port}  {h.replica_state_name or h.type_name or ''}\n")
         for e in ctx.events:
-            out.write(f"  {_cell(e.created)}  {e.event_type_name}\n")
+            out.write(f"  {when(e.created)}  {e.event_type_name}\n")
         return
     out.write(f"context {window}")
     if ctx.threshold is not None:
-        out.write(f", threshold {_cell(ctx.threshold)} {ctx.threshold_units or ''}".rstrip())
+        out.write(f", threshold {value_text(ctx.threshold, ctx.threshold_units, metric)}")
     out.write("\n")
     for name, values in _series(ctx):
         known = [v for v in values if v is not None]
         stats = (
-            f"min {_cell(min(known))}  max {_cell(max(known))}  last {_cell(known[-1])}"
+            f"min {number(min(known))}  max {number(max(known))}  last {number(known[-1])}"
             if known
             else "no data"
         )
         out.write(f"  {name}\n  {sparkline(values)}\n  {stats}\n")
+
+
+def _value(v: Any) -> str:
+    return when(v) if isinstance(v, datetime) else text(v)

@@ -1,22 +1,37 @@
-"""``opsapi config``: profiles (connection settings by name) in the config file."""
+"""``opsapi config init|list``: profiles (connection settings by name) in the config file
+(:mod:`opsapi.config`: where it is, what a profile holds, the precedence)."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import Any, Optional, TextIO
 
 from ._base import (
     EXIT_OK,
-    _common,
-    _format,
-    _format_option,
-    _Parser,
-    _UsageError,
-    _write_json,
-    _write_records,
+    Command,
+    Parser,
+    UsageError,
+    common,
+    format_option,
+    output_format,
+    write_json,
+    write_records,
 )
+from ._table import Column, plural
+
+# `config list`: one row per profile (the file is the count line's).
+_LIST = [
+    Column("name", "Profile", keep=9),
+    Column("flavour", "Flavour", keep=3),
+    Column("base_url", "Server", keep=5, wrap=True, narrow=20),
+    Column("public_key", "Public key", keep=4),
+    Column("client_id", "Client id", keep=2),
+    Column("private_key", "Secret from", keep=6, wrap=True, narrow=16),
+    Column("file", "File", keep=-1),
+]
 
 
 def _ask(prompt: str, default: Optional[str] = None) -> str:
@@ -24,7 +39,7 @@ def _ask(prompt: str, default: Optional[str] = None) -> str:
     try:
         answer = input(shown).strip()
     except EOFError:
-        raise _UsageError(f"no answer for {prompt!r}") from None
+        raise UsageError(f"no answer for {prompt!r}") from None
     return answer or (default or "")
 
 
@@ -36,40 +51,43 @@ def _read_secret(args: argparse.Namespace, interactive: bool) -> str:
 
         key = getpass.getpass("private key (not shown): ").strip()
     else:
-        raise _UsageError("the private key to store: pass --private-key-stdin and pipe it in")
+        raise UsageError("the private key to store: pass --private-key-stdin and pipe it in")
     if not key:
-        raise _UsageError("the private key is empty")
+        raise UsageError("the private key is empty")
     return key
 
 
-def _cmd_config(args: argparse.Namespace, out: TextIO) -> int:
+def _run(args: argparse.Namespace, out: TextIO) -> int:
     from opsapi import config
 
-    fmt = _format(args)
+    fmt = output_format(args)
     if args.command == "list":
         file = config.config_path()
         profiles = config.load_profiles(file)
-        header = ["name", "base_url", "public_key", "private_key", "file", "flavour", "client_id"]
         rows = [
-            [
-                p.name,
-                p.base_url,
-                p.public_key,
-                p.key_source,
-                str(file),
-                p.flavour or ("atlas" if p.client_id else None),
-                p.client_id,
-            ]
+            {
+                "name": p.name,
+                "base_url": p.base_url,
+                "public_key": p.public_key,
+                "private_key": p.key_source,
+                "file": str(file),
+                "flavour": p.flavour or ("atlas" if p.client_id else None),
+                "client_id": p.client_id,
+            }
             for p in profiles.values()
         ]
-        _write_records(header, rows, fmt, out)
+        # The file is the same on every row: the table says it once, in the count line.
+        columns = _LIST if fmt != "table" else _LIST[:-1]
         if not profiles and fmt == "table":
             print(f"no profiles in {file}; add one with: opsapi config init", file=sys.stderr)
+            return EXIT_OK
+        count = f"{plural(len(rows), 'profile')} in {file}"
+        write_records(columns, rows, fmt, out, count=count)
         return EXIT_OK
 
     name = config.profile_name(getattr(args, "profile", None))
     if name in config.load_profiles() and not args.force:
-        raise _UsageError(f"profile {name!r} exists in {config.config_path()}; pass --force")
+        raise UsageError(f"profile {name!r} exists in {config.config_path()}; pass --force")
     interactive = not args.no_input and not args.private_key_stdin and sys.stdin.isatty()
     # Atlas needs no base URL (https://cloud.mongodb.com), and a service account no public key.
     atlas = args.flavour == "atlas" or bool(args.client_id)
@@ -83,13 +101,14 @@ def _cmd_config(args: argparse.Namespace, out: TextIO) -> int:
     if not (env or file_ or keyring) and interactive:
         choice = _ask("private key from an environment variable, a file or the keyring", "env")
         if choice.startswith("e"):
-            env = _ask("environment variable", f"OPSAPI_{name.upper()}_PRIVATE_KEY")
+            default_env = re.sub(r"[^A-Za-z0-9_]", "_", f"OPSAPI_{name.upper()}_PRIVATE_KEY")
+            env = _ask("environment variable", default_env)
         elif choice.startswith("f"):
             file_ = _ask("file (mode 0600)", str(config.config_path().parent / f"{name}.key"))
         elif choice.startswith("k"):
             keyring = True
         else:
-            raise _UsageError(f"{choice!r}: answer env, file or keyring")
+            raise UsageError(f"{choice!r}: answer env, file or keyring")
     missing = [
         flag
         for flag, given in (
@@ -100,22 +119,20 @@ def _cmd_config(args: argparse.Namespace, out: TextIO) -> int:
         if not given
     ]
     if missing:
-        raise _UsageError("config init: missing " + "; ".join(missing))
+        raise UsageError("config init: missing " + "; ".join(missing))
     if args.private_key_stdin and not (file_ or keyring):
-        raise _UsageError("--private-key-stdin: give --private-key-file or --keyring to store it")
-    if env and os.environ.get(env) is None:
-        print(f"note: {env} is not set in this shell", file=sys.stderr)
+        raise UsageError("--private-key-stdin: give --private-key-file or --keyring to store it")
+    if args.client_id and public_key:
+        raise UsageError("config init: give --public-key or --client-id, not both")
     if file_:
         file_ = str(os.path.abspath(os.path.expanduser(file_)))
-        if args.private_key_stdin or (interactive and not os.path.exists(file_)):
-            config.write_private_key_file(file_, _read_secret(args, interactive), force=args.force)
     options: dict[str, Any] = {}
     if args.ca_file:
         options["ca_file"] = str(os.path.abspath(os.path.expanduser(args.ca_file)))
     if args.timeout is not None:
         options["timeout"] = args.timeout
-    if args.client_id and public_key:
-        raise _UsageError("config init: give --public-key or --client-id, not both")
+    # The profile first: it refuses a --private-key-env that is no variable's name (a pasted
+    # key) before anything repeats it or writes it anywhere.
     profile = config.Profile(
         name=name,
         base_url=base_url or None,
@@ -127,6 +144,10 @@ def _cmd_config(args: argparse.Namespace, out: TextIO) -> int:
         client_id=args.client_id,
         flavour=args.flavour,
     )
+    if env and os.environ.get(env) is None:
+        print(f"note: {env} is not set in this shell", file=sys.stderr)
+    if file_ and (args.private_key_stdin or (interactive and not os.path.exists(file_))):
+        config.write_private_key_file(file_, _read_secret(args, interactive), force=args.force)
     if file_:
         profile.private_key()  # a missing or readable-by-others file is refused now, not later
     if keyring:
@@ -138,19 +159,23 @@ def _cmd_config(args: argparse.Namespace, out: TextIO) -> int:
             file=sys.stderr,
         )
     else:
-        header = ["name", "base_url", "public_key", "private_key", "file"]
-        row = [name, base_url, public_key, profile.key_source, str(written)]
+        row = {
+            "name": name,
+            "base_url": base_url,
+            "public_key": public_key,
+            "private_key": profile.key_source,
+            "file": str(written),
+        }
         if fmt == "json":
-            _write_json(dict(zip(header, row)), out)
+            write_json(row, out)
         else:
-            _write_records(header, [row], fmt, out)
+            write_records([c for c in _LIST if c.key in row], [row], fmt, out)
     return EXIT_OK
 
 
-def add_parser(top: Any) -> None:
+def _arguments(cfg: argparse.ArgumentParser) -> None:
     """``opsapi config init|list``."""
-    cfg = top.add_parser("config", help="profiles: connection settings by name")
-    c = cfg.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    c = cfg.add_subparsers(dest="command", required=True, parser_class=Parser)
     init = c.add_parser(
         "init",
         help="add a profile (asks for what the flags do not give)",
@@ -159,7 +184,7 @@ def add_parser(top: Any) -> None:
         "variable, a file with mode 0600, or the system keyring.",
     )
     init.add_argument("--base-url", help="not needed for Atlas (https://cloud.mongodb.com)")
-    init.add_argument("--public-key")
+    init.add_argument("--public-key", help="the API key's public part (the private part: below)")
     init.add_argument(
         "--flavour",
         choices=("ops-manager", "cloud-manager", "atlas"),
@@ -192,12 +217,15 @@ def add_parser(top: Any) -> None:
         help="read the key from stdin and store it in --private-key-file (0600) or --keyring",
     )
     init.add_argument("--ca-file", metavar="PATH", help="PEM bundle for a self-signed server")
-    init.add_argument("--timeout", type=float, metavar="SECONDS")
+    init.add_argument("--timeout", type=float, metavar="SECONDS", help="per request")
     init.add_argument("--force", action="store_true", help="replace an existing profile")
     init.add_argument(
         "--no-input", action="store_true", help="never ask (also when stdin is not a terminal)"
     )
     lsp = c.add_parser("list", help="profiles of the config file (never the private key)")
     for sp in (init, lsp):
-        _format_option(sp)
-        _common(sp)
+        format_option(sp)
+        common(sp)
+
+
+CONFIG = Command(arguments=_arguments, run=_run)

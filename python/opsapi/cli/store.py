@@ -1,39 +1,39 @@
 """``opsapi sync PATH``, ``opsapi store info PATH`` and ``opsapi store check PATH``: the
 measurement store from the command line (``opsapi.Store``, ``client.measurements.sync``): a
 progress bar on a terminal, a one-screen summary on stderr (``--output json``: the report on
-stdout), what a store holds, and every file checked whole (exit 7 when one is not)."""
+stdout), what a store holds, and every file checked whole (exit 7 names the bad ones). Two
+commands of the table, :data:`SYNC` and :data:`STORE` (its subcommands: ``info``, ``check``)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any, TextIO
 
 from ._base import (
+    EXIT_NOT_FOUND,
     EXIT_OK,
     EXIT_PARTIAL,
-    _client,
-    _common,
-    _error_text,
-    _format,
-    _format_option,
-    _Parser,
-    _write_json,
-    _write_records,
+    Command,
+    Failure,
+    Parser,
+    client,
+    common,
+    error_text,
+    format_option,
+    output_format,
+    project_ids,
+    project_option,
+    writable_folder,
+    write_json,
+    write_records,
 )
+from ._table import Column, number, plural, size, when
 
 KINDS = ("host", "disk", "database")
 # What the summary lists of the failures, at most (the rest are counted).
 SHOW_FAILED = 10
-
-
-def _human_bytes(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "kB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{n} B" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{n} B"
 
 
 def _summary(report: Any, err: TextIO) -> None:
@@ -48,56 +48,70 @@ def _summary(report: Any, err: TextIO) -> None:
         file=err,
     )
     print(
-        f"  {report.requests} requests ({report.data_requests} for data), "
-        f"{report.points_added} points added, {_human_bytes(report.bytes_written)} written, "
+        f"  {number(report.requests)} requests ({number(report.data_requests)} for data), "
+        f"{plural(report.points_added, 'point')} added, {size(report.bytes_written)} written, "
         f"{report.seconds:.1f} s",
         file=err,
     )
     for key, error in list(failed.items())[:SHOW_FAILED]:
-        print(f"error: {' '.join(key)}: {_error_text(error)}", file=err)
+        print(f"error: {' '.join(key)}: {error_text(error)}", file=err)
     if len(failed) > SHOW_FAILED:
         print(f"  ... and {len(failed) - SHOW_FAILED} more failed", file=err)
     for gap in report.gaps:
         print(
-            f"gap: {' '.join(gap['target'])} {gap['granularity']} {gap['first']:%Y-%m-%d %H:%M} "
-            f"to {gap['last']:%Y-%m-%d %H:%M}: {gap['points']} points lost (the server no "
-            "longer has them)",
+            f"gap: {' '.join(gap['target'])} {gap['granularity']} {when(gap['first'])} to "
+            f"{when(gap['last'])}: {plural(gap['points'], 'point')} lost (the server no longer "
+            "has them)",
             file=err,
         )
     for warning in report.warnings:
         print(f"warning: {warning}", file=err)
 
 
-def _cmd_sync(args: argparse.Namespace, out: TextIO) -> int:
+def _run_sync(args: argparse.Namespace, out: TextIO) -> int:
     import opsapi
 
-    fmt = _format(args, formats=("table", "json"))
-    client = _client(args)
-    report = client.measurements.sync(
+    fmt = output_format(args, formats=("table", "json"))
+    writable_folder(args.path, "PATH")
+    c = client(args)
+    report = c.measurements.sync(
         opsapi.Store(args.path),
         kind=tuple(args.kinds or KINDS),
         granularity=args.granularity,
         window=args.window,
         metrics=args.metrics,
-        projects=args.projects,
+        projects=project_ids(c, args.projects),
         wait=not args.no_wait,
     )
     if fmt == "json":
-        _write_json(report.to_dict(), out)
+        write_json(report.to_dict(), out)
     _summary(report, sys.stderr)
     return EXIT_PARTIAL if report.failed else EXIT_OK
 
 
-def _info_rows(store: Any) -> tuple[list[str], list[list[Any]]]:
+# `store info`: one row per kind and granularity.
+_INFO = [
+    Column("kind", "Kind", keep=9),
+    Column("granularity", "Every", keep=8),
+    Column("targets", "Targets", fmt=number, keep=7, right=True),
+    Column("seen", "Seen", fmt=number, keep=1, right=True),
+    Column("points", "Points", fmt=number, keep=6, right=True),
+    Column("files", "Files", fmt=number, keep=2, right=True),
+    Column("bytes", "Size", fmt=size, keep=5, right=True),
+    Column("first", "From (UTC)", fmt=when, keep=4),
+    Column("last", "To (UTC)", fmt=when, keep=4),
+    Column("last_sync", "Last sync (UTC)", fmt=when, keep=3),
+]
+
+
+def _info_rows(store: Any) -> list[dict[str, Any]]:
     """One row per kind and granularity: targets (and how many discovery still sees), points,
     files, bytes, the first and last point, the last sync."""
     import polars as pl
 
-    header = ["kind", "granularity", "targets", "seen", "points", "files", "bytes", "first",
-              "last", "last_sync"]  # fmt: skip
     t = store.targets()
     if t.height == 0:
-        return header, []
+        return []
     by = (
         t.with_columns(pl.col("kind", "granularity").cast(pl.String))
         .group_by("kind", "granularity")
@@ -113,50 +127,65 @@ def _info_rows(store: Any) -> tuple[list[str], list[list[Any]]]:
         )
         .sort("kind", "granularity")
     )
-    return header, [list(r) for r in by.select(header).iter_rows()]
+    return by.select([c.key for c in _INFO]).to_dicts()
 
 
-def _cmd_store(args: argparse.Namespace, out: TextIO) -> int:
+# `store check`: one row per bad file.
+_CHECK = [
+    Column("path", "File", keep=2, wrap=True, breaks="/"),
+    Column("problem", "Problem", keep=1, wrap=True),
+]
+
+
+def _store_at(path: str) -> Any:
+    """The store at ``path``; none there (no folder, or no manifest in it) is exit 3."""
     import opsapi
 
+    if not os.path.isdir(path):
+        raise Failure(f"{path}: no such folder, so no measurement store (opsapi sync {path} "
+                      "makes one)", code=EXIT_NOT_FOUND)  # fmt: skip
+    if not os.path.exists(os.path.join(path, "MANIFEST.json")):
+        raise Failure(f"{path}: not a measurement store (no MANIFEST.json; opsapi sync "
+                      f"{path} makes one)", code=EXIT_NOT_FOUND)  # fmt: skip
+    return opsapi.Store(path)
+
+
+def _run_store(args: argparse.Namespace, out: TextIO) -> int:
+    fmt = output_format(args)
+    store = _store_at(args.path)
     if args.command == "check":
-        return _cmd_check(args, out)
-    fmt = _format(args)
-    header, rows = _info_rows(opsapi.Store(args.path))
-    _write_records(header, rows, fmt, out)
+        return _check(store, fmt, out)
+    rows = _info_rows(store)
+    points = sum(r["points"] or 0 for r in rows)
+    count = f"{plural(points, 'point')} in {args.path}"
+    write_records(_INFO, rows, fmt, out, count=count)
     return EXIT_OK
 
 
-def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
-    """Every live file read whole; the bad ones on stdout, a summary on stderr; exit 7 when
-    one is bad."""
-    import opsapi
-
-    fmt = _format(args)
-    check = opsapi.Store(args.path).check()
-    rows = [list(r) for r in check.problems.iter_rows()]
-    _write_records(["path", "problem"], rows, fmt, out)
-    size = _human_bytes(check.bytes)
-    if check.ok:
-        print(f"checked {check.files} files ({size}): every one whole", file=sys.stderr)
-        return EXIT_OK
-    print(
-        f"checked {check.files} files ({size}): {len(rows)} missing or damaged (the next sync "
-        "drops them and asks the server again)",
-        file=sys.stderr,
-    )
-    return EXIT_PARTIAL
+def _check(store: Any, fmt: str, out: TextIO) -> int:
+    """Every live file read whole (``store.check()``): the bad ones, a summary on stderr;
+    exit 7 when one is bad."""
+    check = store.check()
+    rows = check.problems.to_dicts()
+    checked = f"checked {plural(check.files, 'file')} ({size(check.bytes)})"
+    if rows:
+        count = f"{checked}: {len(rows)} missing or damaged (the next sync drops them and asks "
+        count += "the server again)"
+    else:
+        count = f"{checked}: every one whole"
+    write_records(_CHECK, rows, fmt, out, count=count)
+    if fmt != "table":  # the count goes to stderr with the table only
+        print(count, file=sys.stderr)
+    return EXIT_PARTIAL if rows else EXIT_OK
 
 
-def add_parser(top: Any) -> None:
-    """``opsapi sync PATH`` and ``opsapi store info PATH``."""
-    sync = top.add_parser(
-        "sync",
-        help="sync a measurement store: only what is new since the last sync",
-        description="Discovers every project, host, partition and database the key can see "
+def _sync_arguments(sync: argparse.ArgumentParser) -> None:
+    """``opsapi sync PATH``."""
+    sync.description = (
+        "Discovers every project, host, partition and database the key can see "
         "(or those of --project) and asks each only what the store at PATH does not hold yet. "
         "A progress bar on a terminal; a summary on stderr; exit 7 when some targets failed "
-        "(asked again by the next sync).",
+        "(asked again by the next sync)."
     )
     sync.add_argument("path", metavar="PATH", help="the store's folder (created on first use)")
     sync.add_argument(
@@ -172,13 +201,7 @@ def add_parser(top: Any) -> None:
         default="P35D",
         help="how far back the store keeps data, in days or hours (default P35D)",
     )
-    sync.add_argument(
-        "--project",
-        dest="projects",
-        action="append",
-        metavar="GROUP_ID",
-        help="repeat for several (default: every project the key can see)",
-    )
+    project_option(sync)
     sync.add_argument(
         "--metric",
         dest="metrics",
@@ -191,19 +214,24 @@ def add_parser(top: Any) -> None:
         action="store_true",
         help="fail at once when another sync holds the store (default: wait for it)",
     )
-    _format_option(sync, ("table", "json"))
-    _common(sync)
+    format_option(sync, ("table", "json"))
+    common(sync)
 
-    store = top.add_parser("store", help="what a measurement store holds")
-    s = store.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+def _store_arguments(store: argparse.ArgumentParser) -> None:
+    """``opsapi store info PATH`` and ``opsapi store check PATH``."""
+    s = store.add_subparsers(dest="command", required=True, parser_class=Parser)
     info = s.add_parser("info", help="targets, points, files and bytes per kind and granularity")
     info.add_argument("path", metavar="PATH", help="the store's folder")
-    _format_option(info)
-    _common(info)
     check = s.add_parser(
         "check",
         help="read every file whole: present, size, checksum, Parquet, rows; exit 7 if one is bad",
     )
     check.add_argument("path", metavar="PATH", help="the store's folder")
-    _format_option(check)
-    _common(check)
+    for sp in (info, check):
+        format_option(sp)
+        common(sp)
+
+
+SYNC = Command(arguments=_sync_arguments, run=_run_sync)
+STORE = Command(arguments=_store_arguments, run=_run_store)

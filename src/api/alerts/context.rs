@@ -20,7 +20,7 @@ use crate::iso8601::IsoDuration;
 use crate::models::time::format_timestamp;
 use crate::models::{Alert, Event, Host, Measurements, Model};
 use crate::paging::list_all;
-use crate::request::{PathBuilder, Request};
+use crate::request::Request;
 
 /// Where an alert's measurement is read: a host, a disk partition or a database.
 ///
@@ -65,9 +65,13 @@ impl MetricKind {
 ///     (MetricKind::Disk, "DISK_PARTITION_SPACE_PERCENT_USED".to_string(), Some("DATA"))
 /// );
 /// assert_eq!(measurement_of("CONNECTIONS"), (MetricKind::Host, "CONNECTIONS".to_string(), None));
+/// assert_eq!(measurement_of("CACHE_USAGE_USED").1, "CACHE_USED_BYTES"); // Atlas's alert name
 /// assert_eq!(measurement_of("DATABASE_DATA_SIZE").0, MetricKind::Database);
 /// ```
 pub fn measurement_of(metric_name: &str) -> (MetricKind, String, Option<&'static str>) {
+    if let Some((_, m)) = ALERT_MEASUREMENTS.iter().find(|(a, _)| *a == metric_name) {
+        return (MetricKind::Host, m.to_string(), None);
+    }
     if metric_name.starts_with("DATABASE_") {
         return (MetricKind::Database, metric_name.to_string(), None);
     }
@@ -96,6 +100,21 @@ pub fn measurement_of(metric_name: &str) -> (MetricKind, String, Option<&'static
     }
     (MetricKind::Host, metric_name.to_string(), None)
 }
+
+/// Atlas's alert metric names (its specification's `HostMetricAlert`) of host measurements it
+/// names otherwise in `m` (the measurements' own names, which frames carry).
+const ALERT_MEASUREMENTS: [(&str, &str); 10] = [
+    ("OPLOG_SLAVE_LAG_MASTER_TIME", "OPLOG_REPLICATION_LAG_TIME"),
+    ("CACHE_USAGE_DIRTY", "CACHE_DIRTY_BYTES"),
+    ("CACHE_USAGE_USED", "CACHE_USED_BYTES"),
+    ("TICKETS_AVAILABLE_WRITES", "TICKETS_AVAILABLE_WRITE"),
+    ("NORMALIZED_SYSTEM_CPU_USER", "SYSTEM_NORMALIZED_CPU_USER"),
+    ("NORMALIZED_SYSTEM_CPU_STEAL", "SYSTEM_NORMALIZED_CPU_STEAL"),
+    ("DOCUMENT_RETURNED", "DOCUMENT_METRICS_RETURNED"),
+    ("DOCUMENT_INSERTED", "DOCUMENT_METRICS_INSERTED"),
+    ("DOCUMENT_UPDATED", "DOCUMENT_METRICS_UPDATED"),
+    ("DOCUMENT_DELETED", "DOCUMENT_METRICS_DELETED"),
+];
 
 /// At most this many points per series: a window that would hold more at a granularity takes
 /// a coarser one (a day of minutes, a chart's width).
@@ -277,24 +296,31 @@ pub fn window(
     (floor(start), floor(end), g)
 }
 
-/// `GET /groups/{group_id}/events?minDate=..&maxDate=..`: the events of a context's window.
+/// `GET /groups/{group_id}/events?minDate=..&maxDate=..`: the events of a context's window, as
+/// the events operation (`events.list`: its versioned media type on Atlas, its endpoint set's
+/// pace).
 ///
 /// ```
 /// let t = |s| opsapi::iso8601::parse_timestamp("t", s).unwrap();
 /// let req = opsapi::api::alerts::context::events_request("g1", t("2024-06-03T06:00:00Z"), t("2024-06-03T10:00:00Z")).unwrap();
-/// assert_eq!(req.path, "/groups/g1/events");
+/// assert_eq!((req.path.as_str(), req.operation), ("/groups/g1/events", opsapi::Operation::EventsList));
 /// assert_eq!(req.query[0], ("minDate", "2024-06-03T06:00:00Z".to_string()));
+/// let atlas = req.for_flavour(opsapi::Flavour::Atlas).unwrap();
+/// assert_eq!(atlas.accept(), "application/vnd.atlas.2023-01-01+json");
 /// ```
 pub fn events_request(group_id: &str, start: DateTime<Utc>, end: DateTime<Utc>) -> Result<Request> {
-    let path = PathBuilder::new()
-        .lit("groups")
-        .id("group_id", group_id)?
-        .lit("events")
-        .finish();
-    Ok(Request::get(path).query([
+    Ok(crate::api::events::list_request(group_id)?.query([
         ("minDate", format_timestamp(&start)),
         ("maxDate", format_timestamp(&end)),
     ]))
+}
+
+/// The note of a context whose metric the server does not measure.
+fn no_measurement(kind: MetricKind, measurement: &str) -> String {
+    format!(
+        "the server has no {} measurement {measurement}",
+        kind.as_str()
+    )
 }
 
 /// An alert in its context (see [`Alerts::context`]).
@@ -442,6 +468,17 @@ impl Alerts<'_> {
             ctx.note = Some("the alert's host has no id".into());
             return Ok(ctx);
         };
+        // A measurement the server's catalog does not have is not asked (the client would
+        // refuse it before sending): the alert's metric is not one the server measures.
+        let op = match kind {
+            MetricKind::Host => crate::Operation::MeasurementsHost,
+            MetricKind::Disk => crate::Operation::MeasurementsDisk,
+            MetricKind::Database => crate::Operation::MeasurementsDatabase,
+        };
+        if client.flavour().measurement_name(op, &measurement).is_err() {
+            ctx.note = Some(no_measurement(kind, &measurement));
+            return Ok(ctx);
+        }
         let targets = match kind {
             MetricKind::Host => vec![Target::host(g, h)],
             MetricKind::Disk => {
@@ -476,10 +513,7 @@ impl Alerts<'_> {
                 Ok(m) => ctx.measurements.push(m),
                 // The server does not measure this metric (a name this library does not map).
                 Err(e) if e.error_code() == Some("INVALID_METRIC_NAME") => {
-                    ctx.note = Some(format!(
-                        "the server has no {} measurement {measurement}",
-                        kind.as_str()
-                    ));
+                    ctx.note = Some(no_measurement(kind, &measurement));
                     ctx.measurements.clear();
                     break;
                 }

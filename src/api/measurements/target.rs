@@ -1,11 +1,15 @@
 //! The targets of measurements requests (a host, a disk partition, a database), the request
-//! of one target, and a target that failed in a fleet pull: below both the measurements handle
-//! and the fleet machinery (`src/fleet.rs`, `src/parquet.rs`), which use them.
+//! of one target, its fetch ([`fetch`]: the names checked and asked in the flavour's words,
+//! as many at a time as one request may carry, the answers merged), and a target that failed
+//! in a fleet pull: below both the measurements handle and the fleet machinery
+//! (`src/fleet.rs`, `src/parquet.rs`, the store's sync), which use them.
 
 use crate::api::hosts::host_path;
 use crate::api::measurements::query::MeasurementsQuery;
+use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::flavour::Operation;
+use crate::flavour::{frame_measurement_name, Flavour, Operation};
+use crate::models::Measurements;
 use crate::request::Request;
 
 /// One target: of a fleet pull, or of a single-target request ([`target_request`]).
@@ -202,9 +206,116 @@ pub fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Requ
             Operation::MeasurementsDatabase,
         ),
     };
-    Ok(Request::get(path.finish())
-        .query(query.to_pairs())
-        .operation(op))
+    Ok(Request::get(op, path.finish()).query(query.to_pairs()))
+}
+
+/// The measurements operation of a kind (`"host"`, `"disk"` or `"database"`).
+fn operation_of(kind: &str) -> Result<Operation> {
+    match kind {
+        "host" => Ok(Operation::MeasurementsHost),
+        "disk" => Ok(Operation::MeasurementsDisk),
+        "database" => Ok(Operation::MeasurementsDatabase),
+        other => Err(Error::invalid_argument(
+            "kind",
+            format!("`{other}` is not one of \"host\", \"disk\", \"database\""),
+        )),
+    }
+}
+
+/// Checks, before any request, that `flavour` has every measurement of `names` for targets of
+/// `kind` (`"host"`, `"disk"` or `"database"`): the [`Error::InvalidArgument`] names the
+/// first it lacks and the flavour.
+///
+/// ```
+/// use opsapi::{api::measurements::check_metric_names, Flavour};
+/// assert!(check_metric_names(Flavour::Atlas, "host", &["CONNECTIONS"]).is_ok());
+/// let e = check_metric_names(Flavour::Atlas, "database", &["DATABASE_FILE_SIZE"]).unwrap_err();
+/// assert_eq!(e.to_string(), "invalid argument `metrics`: `DATABASE_FILE_SIZE` is not a database measurement of Atlas");
+/// ```
+pub fn check_metric_names<S: AsRef<str>>(flavour: Flavour, kind: &str, names: &[S]) -> Result<()> {
+    let op = operation_of(kind)?;
+    for name in names {
+        flavour.measurement_name(op, name.as_ref())?;
+    }
+    Ok(())
+}
+
+/// The requests that ask what `req` asks, at most `limit` measurement names each (the other
+/// parameters in every one), in the order of its names; `req` alone when it fits (or asks
+/// every measurement: no `m`).
+pub(crate) fn split(req: Request, limit: Option<usize>) -> Vec<Request> {
+    let names = req.query.iter().filter(|(k, _)| *k == "m").count();
+    let Some(limit) = limit.filter(|l| names > *l && *l > 0) else {
+        return vec![req];
+    };
+    let (m, other): (Vec<_>, Vec<_>) = req.query.iter().cloned().partition(|(k, _)| *k == "m");
+    m.chunks(limit)
+        .map(|chunk| {
+            let mut part = req.clone();
+            part.query = other.iter().cloned().chain(chunk.iter().cloned()).collect();
+            part
+        })
+        .collect()
+}
+
+/// One answer of several requests for the same target: the first's fields, every series in
+/// the order the answers list them. It has no raw body (no one body holds it).
+fn merge(parts: Vec<Measurements>) -> Option<Measurements> {
+    let mut parts = parts.into_iter();
+    let mut merged = parts.next()?;
+    for part in parts {
+        merged.series.extend(part.series);
+    }
+    merged.raw = None;
+    Some(merged)
+}
+
+/// The measurements of one target: `req` as the client's flavour takes it (its names checked
+/// and in the flavour's words, before anything is sent), asked in as many requests as the
+/// flavour's limit on names per request asks for (Atlas: 10; one request elsewhere), merged,
+/// with every series named as frames name it ([`frame_measurement_name`]). `keep_raw` keeps
+/// the body of a one-request answer ([`Measurements::raw_json`]).
+pub(crate) async fn fetch(client: &Client, req: Request, keep_raw: bool) -> Result<Measurements> {
+    let flavour = client.flavour();
+    let req = req.for_flavour(flavour)?;
+    let mut parts = split(req, flavour.max_measurements());
+    let mut m = if parts.len() == 1 {
+        let req = parts.remove(0);
+        if keep_raw {
+            one_with_body(client, &req).await?
+        } else {
+            client.send_decoded::<Measurements>(req).await?
+        }
+    } else {
+        let answers = parts
+            .into_iter()
+            .map(|req| client.send_decoded::<Measurements>(req));
+        let parts = futures_util::future::try_join_all(answers).await?;
+        merge(parts).unwrap_or_default()
+    };
+    for s in &mut m.series {
+        let frame = frame_measurement_name(&s.name);
+        if frame != s.name {
+            s.name = frame.to_string();
+        }
+    }
+    Ok(m)
+}
+
+/// One target's measurements, with the body kept for [`Measurements::raw_json`].
+async fn one_with_body(client: &Client, req: &Request) -> Result<Measurements> {
+    use crate::decode::Decode;
+    let resp = client.execute(req).await?;
+    let mut m = Measurements::decode_at(&req.path, &resp.body)?;
+    m.raw = Some(
+        crate::models::RawText::new(resp.body).ok_or_else(|| Error::Decode {
+            path: req.path.clone(),
+            field: ".".into(),
+            message: "the body is not UTF-8".into(),
+            body_start: String::new(),
+        })?,
+    );
+    Ok(m)
 }
 
 /// A target that failed in a fleet pull with `keep_going`.

@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 
-use super::handle_pair;
+use super::{handle_pair, twins};
 use crate::python::args;
 use crate::python::models::AccessListEntry;
 use crate::python::runtime::{dispatch, NoneResult};
@@ -26,24 +26,14 @@ fn delete(
     })
 }
 
-#[pymethods]
-impl AccessList {
+twins! {
     /// Deletes an entry: `DELETE /admin/accessList/{entry_id}`; returns None.
     ///
+    AccessList
     /// >>> client.access_list.delete("5f4a1e7e0f2912c554080adc")  # doctest: +SKIP
-    fn delete(&self, py: Python<'_>, entry_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        delete(py, &self.client, false, entry_id)
-    }
-}
-
-#[pymethods]
-impl AsyncAccessList {
-    /// Deletes an entry: `DELETE /admin/accessList/{entry_id}`; returns None.
-    ///
+    AsyncAccessList
     /// >>> await client.access_list.delete("5f4a1e7e0f2912c554080adc")  # doctest: +SKIP
-    fn delete(&self, py: Python<'_>, entry_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        delete(py, &self.client, true, entry_id)
-    }
+    fn delete(entry_id: &Bound<'_, PyAny>) => delete
 }
 
 fn list(py: Python<'_>, c: &crate::Client, is_async: bool) -> PyResult<Py<PyAny>> {
@@ -58,22 +48,12 @@ fn list(py: Python<'_>, c: &crate::Client, is_async: bool) -> PyResult<Py<PyAny>
     })
 }
 
-#[pymethods]
-impl AccessList {
+twins! {
     /// Every entry: `GET /admin/accessList`, every page.
     ///
+    AccessList
     /// >>> [e.cidr_block for e in client.access_list.list()]  # doctest: +SKIP
-    fn list(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        list(py, &self.client, false)
-    }
-}
-
-#[pymethods]
-impl AsyncAccessList {
-    /// Every entry: `GET /admin/accessList`, every page.
-    ///
+    AsyncAccessList
     /// >>> [e.cidr_block for e in await client.access_list.list()]  # doctest: +SKIP
-    fn list(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        list(py, &self.client, true)
-    }
+    fn list() => list
 }

@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 
-use super::handle_pair;
+use super::{handle_pair, twins};
 use crate::python::args;
 use crate::python::models::{AlertConfig, AlertList};
 use crate::python::runtime::dispatch;
@@ -32,35 +32,15 @@ fn open_alerts(
     })
 }
 
-#[pymethods]
-impl AlertConfigs {
+twins! {
     /// The open alerts of one alert configuration, every page (an `AlertList`).
     ///
+    AlertConfigs
     /// >>> alerts = client.alert_configs.open_alerts(group_id, config_id)  # doctest: +SKIP
     /// >>> alerts.to_polars()  # doctest: +SKIP
-    fn open_alerts(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        alert_config_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        open_alerts(py, &self.client, false, group_id, alert_config_id)
-    }
-}
-
-#[pymethods]
-impl AsyncAlertConfigs {
-    /// The open alerts of one alert configuration, every page (an `AlertList`).
-    ///
+    AsyncAlertConfigs
     /// >>> alerts = await client.alert_configs.open_alerts(group_id, config_id)  # doctest: +SKIP
-    fn open_alerts(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        alert_config_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        open_alerts(py, &self.client, true, group_id, alert_config_id)
-    }
+    fn open_alerts(group_id: &Bound<'_, PyAny>, alert_config_id: &Bound<'_, PyAny>) => open_alerts
 }
 
 fn list(
@@ -81,22 +61,12 @@ fn list(
     })
 }
 
-#[pymethods]
-impl AlertConfigs {
+twins! {
     /// The alert configurations of a project, every page.
     ///
+    AlertConfigs
     /// >>> [c.event_type_name for c in client.alert_configs.list(group_id)]  # doctest: +SKIP
-    fn list(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        list(py, &self.client, false, group_id)
-    }
-}
-
-#[pymethods]
-impl AsyncAlertConfigs {
-    /// The alert configurations of a project, every page.
-    ///
+    AsyncAlertConfigs
     /// >>> configs = await client.alert_configs.list(group_id)  # doctest: +SKIP
-    fn list(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        list(py, &self.client, true, group_id)
-    }
+    fn list(group_id: &Bound<'_, PyAny>) => list
 }

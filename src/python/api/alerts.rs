@@ -8,7 +8,7 @@ use pyo3::types::{PyString, PyTuple};
 
 use super::acknowledgement::{acknowledgement, ManyResults};
 use super::global_alerts::alert_iterator;
-use super::handle_pair;
+use super::{handle_pair, twins};
 use crate::api::acknowledgement::Acknowledgement;
 use crate::api::alerts::{acknowledge_many_requests, list_all_requests, AlertsQuery};
 use crate::python::args;
@@ -48,38 +48,19 @@ fn list(
     })
 }
 
-#[pymethods]
-impl Alerts {
+twins! {
+    Alerts
     /// Every alert of a project, every page (an `AlertList`); `status` is `"OPEN"`,
     /// `"CLOSED"` or `"TRACKING"`.
     ///
     /// >>> alerts = client.alerts.list(group_id, status="OPEN")  # doctest: +SKIP
     /// >>> alerts.total_count, alerts.to_polars().height  # doctest: +SKIP
-    #[pyo3(signature = (group_id, *, status = None))]
-    fn list(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        status: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        list(py, &self.client, false, group_id, status)
-    }
-}
-
-#[pymethods]
-impl AsyncAlerts {
+    AsyncAlerts
     /// Every alert of a project, every page (an `AlertList`).
     ///
     /// >>> alerts = await client.alerts.list(group_id, status="OPEN")  # doctest: +SKIP
     #[pyo3(signature = (group_id, *, status = None))]
-    fn list(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        status: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        list(py, &self.client, true, group_id, status)
-    }
+    fn list(group_id: &Bound<'_, PyAny>, status: Option<&Bound<'_, PyAny>>) => list
 }
 
 fn iter(
@@ -95,39 +76,20 @@ fn iter(
     alert_iterator(py, is_async, "alerts.iter", Box::pin(stream))
 }
 
-#[pymethods]
-impl Alerts {
+twins! {
+    Alerts
     /// The same alerts, lazily, page by page: `for alert in client.alerts.iter(group_id)`.
     ///
     /// >>> for alert in client.alerts.iter(group_id, status="OPEN"):  # doctest: +SKIP
     /// ...     print(alert.id, alert.event_type_name)
-    #[pyo3(signature = (group_id, *, status = None))]
-    fn iter(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        status: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        iter(py, &self.client, false, group_id, status)
-    }
-}
-
-#[pymethods]
-impl AsyncAlerts {
+    AsyncAlerts
     /// The same alerts, lazily, page by page: `async for alert in client.alerts.iter(...)`
     /// (a plain `for` raises `TypeError`).
     ///
     /// >>> async for alert in client.alerts.iter(group_id, status="OPEN"):  # doctest: +SKIP
     /// ...     print(alert.id)
     #[pyo3(signature = (group_id, *, status = None))]
-    fn iter(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        status: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        iter(py, &self.client, true, group_id, status)
-    }
+    fn iter(group_id: &Bound<'_, PyAny>, status: Option<&Bound<'_, PyAny>>) => iter
 }
 
 fn get(
@@ -146,36 +108,16 @@ fn get(
     })
 }
 
-#[pymethods]
-impl Alerts {
+twins! {
     /// One alert of a project: `GET /groups/{group_id}/alerts/{alert_id}`.
     ///
+    Alerts
     /// >>> client.alerts.get(group_id, alert_id).status  # doctest: +SKIP
     /// 'OPEN'
-    fn get(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        alert_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        get(py, &self.client, false, group_id, alert_id)
-    }
-}
-
-#[pymethods]
-impl AsyncAlerts {
-    /// One alert of a project: `GET /groups/{group_id}/alerts/{alert_id}`.
-    ///
+    AsyncAlerts
     /// >>> (await client.alerts.get(group_id, alert_id)).status  # doctest: +SKIP
     /// 'OPEN'
-    fn get(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        alert_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        get(py, &self.client, true, group_id, alert_id)
-    }
+    fn get(group_id: &Bound<'_, PyAny>, alert_id: &Bound<'_, PyAny>) => get
 }
 
 /// One alert's acknowledgement (or un-acknowledgement), checked before it is sent.
@@ -197,77 +139,64 @@ fn change(
     })
 }
 
-#[pymethods]
-impl Alerts {
+#[allow(clippy::too_many_arguments)]
+fn acknowledge(
+    py: Python<'_>,
+    c: &crate::Client,
+    is_async: bool,
+    group_id: &Bound<'_, PyAny>,
+    alert_id: &Bound<'_, PyAny>,
+    until: Option<&Bound<'_, PyAny>>,
+    duration: Option<&Bound<'_, PyAny>>,
+    forever: Option<&Bound<'_, PyAny>>,
+    comment: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let ack = acknowledgement(py, until, duration, forever, comment)?;
+    change(py, c, is_async, group_id, alert_id, ack)
+}
+
+fn unacknowledge(
+    py: Python<'_>,
+    c: &crate::Client,
+    is_async: bool,
+    group_id: &Bound<'_, PyAny>,
+    alert_id: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let ack = Acknowledgement::unacknowledge();
+    change(py, c, is_async, group_id, alert_id, ack)
+}
+
+twins! {
+    Alerts
     /// Acknowledges an alert until a time (`until`), for a while (`duration`: `"4h"`,
     /// `"PT4H"`, a timedelta) or `forever=True`; returns the alert. Never sent twice once an
     /// attempt may have reached the server.
     ///
     /// >>> client.alerts.acknowledge(group_id, alert_id, duration="4h", comment="resizing")  # doctest: +SKIP
-    #[pyo3(signature = (group_id, alert_id, *, until = None, duration = None, forever = None, comment = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn acknowledge(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        alert_id: &Bound<'_, PyAny>,
-        until: Option<&Bound<'_, PyAny>>,
-        duration: Option<&Bound<'_, PyAny>>,
-        forever: Option<&Bound<'_, PyAny>>,
-        comment: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let ack = acknowledgement(py, until, duration, forever, comment)?;
-        change(py, &self.client, false, group_id, alert_id, ack)
-    }
-
-    /// Un-acknowledges an alert (sends an `acknowledgedUntil` in the past); returns it.
-    ///
-    /// >>> client.alerts.unacknowledge(group_id, alert_id).acknowledged_until  # doctest: +SKIP
-    fn unacknowledge(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        alert_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        let ack = Acknowledgement::unacknowledge();
-        change(py, &self.client, false, group_id, alert_id, ack)
-    }
-}
-
-#[pymethods]
-impl AsyncAlerts {
+    AsyncAlerts
     /// Acknowledges an alert until a time (`until`), for a while (`duration`) or
     /// `forever=True`; returns the alert.
     ///
     /// >>> await client.alerts.acknowledge(group_id, alert_id, duration="4h")  # doctest: +SKIP
     #[pyo3(signature = (group_id, alert_id, *, until = None, duration = None, forever = None, comment = None))]
-    #[allow(clippy::too_many_arguments)]
     fn acknowledge(
-        &self,
-        py: Python<'_>,
         group_id: &Bound<'_, PyAny>,
         alert_id: &Bound<'_, PyAny>,
         until: Option<&Bound<'_, PyAny>>,
         duration: Option<&Bound<'_, PyAny>>,
         forever: Option<&Bound<'_, PyAny>>,
         comment: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let ack = acknowledgement(py, until, duration, forever, comment)?;
-        change(py, &self.client, true, group_id, alert_id, ack)
-    }
+    ) => acknowledge
+}
 
+twins! {
     /// Un-acknowledges an alert (sends an `acknowledgedUntil` in the past); returns it.
     ///
+    Alerts
+    /// >>> client.alerts.unacknowledge(group_id, alert_id).acknowledged_until  # doctest: +SKIP
+    AsyncAlerts
     /// >>> await client.alerts.unacknowledge(group_id, alert_id)  # doctest: +SKIP
-    fn unacknowledge(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        alert_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        let ack = Acknowledgement::unacknowledge();
-        change(py, &self.client, true, group_id, alert_id, ack)
-    }
+    fn unacknowledge(group_id: &Bound<'_, PyAny>, alert_id: &Bound<'_, PyAny>) => unacknowledge
 }
 
 /// `pairs`: an iterable (not a string) of `(group_id, alert_id)` pairs, each named by its
@@ -329,8 +258,34 @@ fn many(
     })
 }
 
-#[pymethods]
-impl Alerts {
+#[allow(clippy::too_many_arguments)]
+fn acknowledge_many(
+    py: Python<'_>,
+    c: &crate::Client,
+    is_async: bool,
+    pairs: &Bound<'_, PyAny>,
+    until: Option<&Bound<'_, PyAny>>,
+    duration: Option<&Bound<'_, PyAny>>,
+    forever: Option<&Bound<'_, PyAny>>,
+    comment: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let p = self::pairs(py, pairs)?;
+    let ack = acknowledgement(py, until, duration, forever, comment)?;
+    many(py, c, is_async, p, ack)
+}
+
+fn unacknowledge_many(
+    py: Python<'_>,
+    c: &crate::Client,
+    is_async: bool,
+    pairs: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let p = self::pairs(py, pairs)?;
+    many(py, c, is_async, p, Acknowledgement::unacknowledge())
+}
+
+twins! {
+    Alerts
     /// Acknowledges many alerts, of one project or several, concurrently (at most
     /// `max_concurrency` at once): one result per `(group_id, alert_id)` pair, in the order
     /// given, each an `Alert` or the exception object of its failure (returned, not raised).
@@ -338,58 +293,29 @@ impl Alerts {
     ///
     /// >>> results = client.alerts.acknowledge_many([(g, a1), (g, a2)], duration="2h")  # doctest: +SKIP
     /// >>> failed = [r for r in results if isinstance(r, opsapi.OpsApiError)]  # doctest: +SKIP
-    #[pyo3(signature = (pairs, *, until = None, duration = None, forever = None, comment = None))]
-    fn acknowledge_many(
-        &self,
-        py: Python<'_>,
-        pairs: &Bound<'_, PyAny>,
-        until: Option<&Bound<'_, PyAny>>,
-        duration: Option<&Bound<'_, PyAny>>,
-        forever: Option<&Bound<'_, PyAny>>,
-        comment: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let p = self::pairs(py, pairs)?;
-        let ack = acknowledgement(py, until, duration, forever, comment)?;
-        many(py, &self.client, false, p, ack)
-    }
-
-    /// Un-acknowledges many alerts concurrently: one result per pair, in the order given.
-    ///
-    /// >>> results = client.alerts.unacknowledge_many([(g, a1), (g, a2)])  # doctest: +SKIP
-    fn unacknowledge_many(&self, py: Python<'_>, pairs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let p = self::pairs(py, pairs)?;
-        many(py, &self.client, false, p, Acknowledgement::unacknowledge())
-    }
-}
-
-#[pymethods]
-impl AsyncAlerts {
+    AsyncAlerts
     /// Acknowledges many alerts concurrently: one result per `(group_id, alert_id)` pair, in
     /// the order given, each an `Alert` or the exception object of its failure.
     ///
     /// >>> results = await client.alerts.acknowledge_many([(g, a1)], duration="2h")  # doctest: +SKIP
     #[pyo3(signature = (pairs, *, until = None, duration = None, forever = None, comment = None))]
     fn acknowledge_many(
-        &self,
-        py: Python<'_>,
         pairs: &Bound<'_, PyAny>,
         until: Option<&Bound<'_, PyAny>>,
         duration: Option<&Bound<'_, PyAny>>,
         forever: Option<&Bound<'_, PyAny>>,
         comment: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let p = self::pairs(py, pairs)?;
-        let ack = acknowledgement(py, until, duration, forever, comment)?;
-        many(py, &self.client, true, p, ack)
-    }
+    ) => acknowledge_many
+}
 
+twins! {
     /// Un-acknowledges many alerts concurrently: one result per pair, in the order given.
     ///
+    Alerts
+    /// >>> results = client.alerts.unacknowledge_many([(g, a1), (g, a2)])  # doctest: +SKIP
+    AsyncAlerts
     /// >>> results = await client.alerts.unacknowledge_many([(g, a1)])  # doctest: +SKIP
-    fn unacknowledge_many(&self, py: Python<'_>, pairs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let p = self::pairs(py, pairs)?;
-        many(py, &self.client, true, p, Acknowledgement::unacknowledge())
-    }
+    fn unacknowledge_many(pairs: &Bound<'_, PyAny>) => unacknowledge_many
 }
 
 fn list_all(
@@ -418,39 +344,20 @@ fn list_all(
     })
 }
 
-#[pymethods]
-impl Alerts {
+twins! {
+    Alerts
     /// The alerts of every project the key can see (or of the projects in `groups`), the
     /// projects concurrently: one `AlertList` in the order of the projects, whose frame has
     /// `group_id`. A project that fails raises (never a silently shorter list).
     ///
     /// >>> everywhere = client.alerts.list_all(status="OPEN")  # doctest: +SKIP
     /// >>> everywhere.to_polars().group_by("group_id").len()  # doctest: +SKIP
-    #[pyo3(signature = (*, status = None, groups = None))]
-    fn list_all(
-        &self,
-        py: Python<'_>,
-        status: Option<&Bound<'_, PyAny>>,
-        groups: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        list_all(py, &self.client, false, status, groups)
-    }
-}
-
-#[pymethods]
-impl AsyncAlerts {
+    AsyncAlerts
     /// The alerts of every project the key can see (or of those in `groups`), concurrently.
     ///
     /// >>> everywhere = await client.alerts.list_all(status="OPEN")  # doctest: +SKIP
     #[pyo3(signature = (*, status = None, groups = None))]
-    fn list_all(
-        &self,
-        py: Python<'_>,
-        status: Option<&Bound<'_, PyAny>>,
-        groups: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        list_all(py, &self.client, true, status, groups)
-    }
+    fn list_all(status: Option<&Bound<'_, PyAny>>, groups: Option<&Bound<'_, PyAny>>) => list_all
 }
 
 fn context(
@@ -487,8 +394,8 @@ fn context(
     })
 }
 
-#[pymethods]
-impl Alerts {
+twins! {
+    Alerts
     /// The alert in its context (an `AlertContext`): its metric on its host (or partition,
     /// or database) from `before` (default 2 hours) before it was created to `after`
     /// (default 1 hour) after it was resolved, or now while open, at the finest granularity
@@ -500,33 +407,15 @@ impl Alerts {
     /// >>> ctx = client.alerts.context(alert)  # doctest: +SKIP
     /// >>> ctx.frame.select("timestamp", "value").tail(3), ctx.threshold  # doctest: +SKIP
     /// >>> ctx.chart()  # an Altair chart  # doctest: +SKIP
-    #[pyo3(signature = (alert, *, before = None, after = None, granularity = None))]
-    fn context(
-        &self,
-        py: Python<'_>,
-        alert: &Bound<'_, PyAny>,
-        before: Option<&Bound<'_, PyAny>>,
-        after: Option<&Bound<'_, PyAny>>,
-        granularity: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        context(py, &self.client, false, alert, before, after, granularity)
-    }
-}
-
-#[pymethods]
-impl AsyncAlerts {
+    AsyncAlerts
     /// The alert in its context (an `AlertContext`), as `Client.alerts.context` gives it.
     ///
     /// >>> ctx = await client.alerts.context(alert, before="PT30M")  # doctest: +SKIP
     #[pyo3(signature = (alert, *, before = None, after = None, granularity = None))]
     fn context(
-        &self,
-        py: Python<'_>,
         alert: &Bound<'_, PyAny>,
         before: Option<&Bound<'_, PyAny>>,
         after: Option<&Bound<'_, PyAny>>,
         granularity: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        context(py, &self.client, true, alert, before, after, granularity)
-    }
+    ) => context
 }

@@ -23,6 +23,9 @@ pub(crate) struct ClientOptions<'py> {
     pub(crate) user_agent: Option<Bound<'py, PyAny>>,
     pub(crate) max_response_bytes: Option<Bound<'py, PyAny>>,
     pub(crate) rate_limit: Option<Bound<'py, PyAny>>,
+    /// A service account's token cache: True, False or its folder (`Client.atlas`,
+    /// `from_env`).
+    pub(crate) token_cache: Option<Bound<'py, PyAny>>,
 }
 
 /// What signs the client's requests: an API key (Digest) or an Atlas service account.
@@ -69,7 +72,33 @@ fn build_client(
         b = b.max_response_bytes(n);
     }
     b = rate_limit(py, b, o.rate_limit.as_ref())?;
+    b = token_cache(py, b, o.token_cache.as_ref())?;
     b.build().map_err(|e| to_py_err(py, e))
+}
+
+/// `token_cache=`: True (the user's cache folder), False (off) or the cache's folder.
+fn token_cache(
+    py: Python<'_>,
+    b: crate::ClientBuilder,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<crate::ClientBuilder> {
+    let Some(v) = value.filter(|v| !v.is_none()) else {
+        return Ok(b);
+    };
+    if v.is_instance_of::<pyo3::types::PyBool>() {
+        return Ok(b.token_cache(v.is_truthy()?));
+    }
+    match args::path(py, "token_cache", Some(v)) {
+        Ok(Some(dir)) => Ok(b.token_cache_dir(dir)),
+        _ => Err(invalid_argument(
+            py,
+            "token_cache",
+            format!(
+                "must be True, False or a folder (str or os.PathLike), not {}",
+                args::type_name(v)
+            ),
+        )),
+    }
 }
 
 /// `rate_limit=`: requests per second per project, or a dict of them per endpoint set
@@ -183,13 +212,22 @@ fn atlas_key(
     }
 }
 
+/// Both client classes, with the resources of the table ([`super::resources!`]): the sync one
+/// gets the sync handles, the async one the async handles.
+macro_rules! client_classes {
+    ($(#[$sync_meta:meta])* $sync_client:ident, $(#[$async_meta:meta])* $async_client:ident {
+        $($(#[doc = $doc:literal])* $getter:ident: $sync:ident, $async:ident;)*
+    }) => {
+        client_class!($(#[$sync_meta])* $sync_client { $($(#[doc = $doc])* $getter: $sync;)* });
+        client_class!($(#[$async_meta])* $async_client { $($(#[doc = $doc])* $getter: $async;)* });
+    };
+}
+
 /// The constructor, `from_env` and the handles of one client class (the sync and the async
 /// one differ only in their handles' classes).
 macro_rules! client_class {
     ($(#[$meta:meta])* $name:ident {
-        access_list: $al:ident, global_alerts: $ga:ident, alert_configs: $ac:ident,
-        hosts: $ho:ident, measurements: $me:ident, events: $ev:ident, groups: $gr:ident,
-        alerts: $pa:ident
+        $($(#[doc = $doc:literal])* $getter:ident: $handle:ident;)*
     }) => {
         $(#[$meta])*
         #[pyclass(frozen, module = "opsapi._native")]
@@ -222,7 +260,7 @@ macro_rules! client_class {
             ) -> PyResult<Self> {
                 let o = ClientOptions {
                     timeout, max_retries, max_concurrency, verify, ca_file, user_agent,
-                    max_response_bytes, rate_limit,
+                    max_response_bytes, rate_limit, token_cache: None,
                 };
                 let base_url = args::required_str(py, "base_url", base_url)?;
                 let key = Key::Digest(
@@ -238,8 +276,11 @@ macro_rules! client_class {
             /// `client_secret`: OAuth 2, one access token for every request of the client,
             /// bought again before it expires) or an API key (`public_key`, `private_key`:
             /// Digest). `base_url` is `https://cloud.mongodb.com` unless given; the token
-            /// endpoint is `base_url` + `/api/oauth/token`. The other keyword arguments are
-            /// the constructor's.
+            /// endpoint is `base_url` + `/api/oauth/token`. A service account's token is
+            /// shared with the machine's other processes through a cache file under the
+            /// user's cache folder (mode 0600, the token and its expiry, never the secret);
+            /// `token_cache=False` turns that off, a folder puts the cache there. The other
+            /// keyword arguments are the constructor's.
             ///
             /// >>> client = opsapi.Client.atlas(client_id=CLIENT_ID, client_secret=CLIENT_SECRET)  # doctest: +SKIP
             /// >>> client.flavour  # doctest: +SKIP
@@ -249,7 +290,7 @@ macro_rules! client_class {
                                 client_secret = None, base_url = None, timeout = None,
                                 max_retries = None, max_concurrency = None, verify = None,
                                 ca_file = None, user_agent = None, max_response_bytes = None,
-                                rate_limit = None))]
+                                rate_limit = None, token_cache = None))]
             #[allow(clippy::too_many_arguments)]
             fn atlas<'py>(
                 _cls: &Bound<'py, PyType>,
@@ -267,10 +308,11 @@ macro_rules! client_class {
                 user_agent: Option<Bound<'py, PyAny>>,
                 max_response_bytes: Option<Bound<'py, PyAny>>,
                 rate_limit: Option<Bound<'py, PyAny>>,
+                token_cache: Option<Bound<'py, PyAny>>,
             ) -> PyResult<Self> {
                 let o = ClientOptions {
                     timeout, max_retries, max_concurrency, verify, ca_file, user_agent,
-                    max_response_bytes, rate_limit,
+                    max_response_bytes, rate_limit, token_cache,
                 };
                 let key = atlas_key(
                     py, public_key.as_ref(), private_key.as_ref(), client_id.as_ref(),
@@ -287,13 +329,13 @@ macro_rules! client_class {
             /// the optional `OPSAPI_CA_FILE` and `OPSAPI_FLAVOUR`; for an Atlas service
             /// account, `OPSAPI_CLIENT_ID` and `OPSAPI_CLIENT_SECRET` (and `OPSAPI_BASE_URL`
             /// only where it is not `https://cloud.mongodb.com`). Keyword arguments as for the
-            /// constructor.
+            /// constructor, and `token_cache` as for `atlas`.
             ///
             /// >>> client = opsapi.Client.from_env(timeout=10)  # doctest: +SKIP
             #[classmethod]
             #[pyo3(signature = (*, timeout = None, max_retries = None, max_concurrency = None,
                                 verify = None, user_agent = None, max_response_bytes = None,
-                                ca_file = None, rate_limit = None))]
+                                ca_file = None, rate_limit = None, token_cache = None))]
             #[allow(clippy::too_many_arguments)]
             fn from_env<'py>(
                 _cls: &Bound<'py, PyType>,
@@ -306,10 +348,11 @@ macro_rules! client_class {
                 max_response_bytes: Option<Bound<'py, PyAny>>,
                 ca_file: Option<Bound<'py, PyAny>>,
                 rate_limit: Option<Bound<'py, PyAny>>,
+                token_cache: Option<Bound<'py, PyAny>>,
             ) -> PyResult<Self> {
                 let o = ClientOptions {
                     timeout, max_retries, max_concurrency, verify, ca_file, user_agent,
-                    max_response_bytes, rate_limit,
+                    max_response_bytes, rate_limit, token_cache,
                 };
                 Ok(Self { client: from_env(py, o)? })
             }
@@ -337,46 +380,13 @@ macro_rules! client_class {
             fn server_time(&self) -> chrono::DateTime<chrono::Utc> {
                 self.client.server_time()
             }
-            /// The global API access list.
-            #[getter]
-            fn access_list(&self) -> $al {
-                $al { client: self.client.clone() }
-            }
-            /// Global alerts: list, iterate, acknowledge.
-            #[getter]
-            fn global_alerts(&self) -> $ga {
-                $ga { client: self.client.clone() }
-            }
-            /// Project alerts: list, acknowledge, every project at once, in context.
-            #[getter]
-            fn alerts(&self) -> $pa {
-                $pa { client: self.client.clone() }
-            }
-            /// Alert configurations and their open alerts.
-            #[getter]
-            fn alert_configs(&self) -> $ac {
-                $ac { client: self.client.clone() }
-            }
-            /// Hosts of a project.
-            #[getter]
-            fn hosts(&self) -> $ho {
-                $ho { client: self.client.clone() }
-            }
-            /// Measurements and fleet pulls.
-            #[getter]
-            fn measurements(&self) -> $me {
-                $me { client: self.client.clone() }
-            }
-            /// Project events.
-            #[getter]
-            fn events(&self) -> $ev {
-                $ev { client: self.client.clone() }
-            }
-            /// Projects.
-            #[getter]
-            fn groups(&self) -> $gr {
-                $gr { client: self.client.clone() }
-            }
+            $(
+                $(#[doc = $doc])*
+                #[getter]
+                fn $getter(&self) -> $handle {
+                    $handle { client: self.client.clone() }
+                }
+            )*
             fn __repr__(&self) -> String {
                 format!(
                     "{}(base_url={:?}, flavour={:?})",
@@ -389,28 +399,17 @@ macro_rules! client_class {
     };
 }
 
-client_class! {
+super::resources!(client_classes!(
     /// A client of the Deployment Operations Public API, for scripts and notebooks: every call
     /// waits for its answer (with the GIL released). Safe to share between threads.
     ///
     /// >>> client = opsapi.Client("https://om.example.com:8443", PUBLIC_KEY, PRIVATE_KEY)  # doctest: +SKIP
     /// >>> client.hosts.list(group_id)[0].hostname  # doctest: +SKIP
-    Client {
-        access_list: AccessList, global_alerts: GlobalAlerts, alert_configs: AlertConfigs,
-        hosts: Hosts, measurements: MeasurementsApi, events: Events, groups: Groups,
-        alerts: Alerts
-    }
-}
-
-client_class! {
+    Client,
     /// The asyncio client: the same constructor and methods as `Client`, and every method that
     /// talks to the server is a coroutine. Works from any event loop.
     ///
     /// >>> client = opsapi.AsyncClient("https://om.example.com:8443", PUBLIC_KEY, PRIVATE_KEY)  # doctest: +SKIP
     /// >>> hosts = await client.hosts.list(group_id)  # doctest: +SKIP
-    AsyncClient {
-        access_list: AsyncAccessList, global_alerts: AsyncGlobalAlerts,
-        alert_configs: AsyncAlertConfigs, hosts: AsyncHosts, measurements: AsyncMeasurementsApi,
-        events: AsyncEvents, groups: AsyncGroups, alerts: AsyncAlerts
-    }
-}
+    AsyncClient
+));

@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 
-use super::handle_pair;
+use super::{handle_pair, twins};
 use crate::python::args;
 use crate::python::models::{Event, EventList};
 use crate::python::runtime::dispatch;
@@ -32,40 +32,20 @@ fn get(
     })
 }
 
-#[pymethods]
-impl Events {
+twins! {
     /// One event: `GET /groups/{group_id}/events/{event_id}`; with `include_raw=True` the
     /// event's `raw` document too.
     ///
+    Events
     /// >>> client.events.get(group_id, event_id).event_type_name  # doctest: +SKIP
-    #[pyo3(signature = (group_id, event_id, *, include_raw = None))]
-    fn get(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        event_id: &Bound<'_, PyAny>,
-        include_raw: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        get(py, &self.client, false, group_id, event_id, include_raw)
-    }
-}
-
-#[pymethods]
-impl AsyncEvents {
-    /// One event: `GET /groups/{group_id}/events/{event_id}`; with `include_raw=True` the
-    /// event's `raw` document too.
-    ///
+    AsyncEvents
     /// >>> (await client.events.get(group_id, event_id)).event_type_name  # doctest: +SKIP
     #[pyo3(signature = (group_id, event_id, *, include_raw = None))]
     fn get(
-        &self,
-        py: Python<'_>,
         group_id: &Bound<'_, PyAny>,
         event_id: &Bound<'_, PyAny>,
         include_raw: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        get(py, &self.client, true, group_id, event_id, include_raw)
-    }
+    ) => get
 }
 
 fn list(
@@ -81,22 +61,12 @@ fn list(
     })
 }
 
-#[pymethods]
-impl Events {
+twins! {
     /// Every event of a project, newest first (an `EventList`).
     ///
+    Events
     /// >>> client.events.list(group_id).to_polars()  # doctest: +SKIP
-    fn list(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        list(py, &self.client, false, group_id)
-    }
-}
-
-#[pymethods]
-impl AsyncEvents {
-    /// Every event of a project, newest first (an `EventList`).
-    ///
+    AsyncEvents
     /// >>> events = await client.events.list(group_id)  # doctest: +SKIP
-    fn list(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        list(py, &self.client, true, group_id)
-    }
+    fn list(group_id: &Bound<'_, PyAny>) => list
 }

@@ -9,7 +9,7 @@ use pyo3::exceptions::PyStopAsyncIteration;
 use pyo3::prelude::*;
 
 use super::acknowledgement::{acknowledgement, ManyResults};
-use super::handle_pair;
+use super::{handle_pair, twins};
 use crate::api::global_alerts::{acknowledge_many_requests, Acknowledgement, GlobalAlertsQuery};
 use crate::python::args;
 use crate::python::errors::to_py_err;
@@ -58,42 +58,23 @@ fn list(
     })
 }
 
-#[pymethods]
-impl GlobalAlerts {
+twins! {
+    GlobalAlerts
     /// Every global alert matching the filters, every page (an `AlertList`, fetched with
     /// bounded concurrency once `totalCount` is known).
     ///
     /// >>> alerts = client.global_alerts.list(status="OPEN")  # doctest: +SKIP
     /// >>> alerts.total_count, alerts.to_polars().height  # doctest: +SKIP
-    #[pyo3(signature = (*, status = None, created_on_or_after = None, created_on_or_before = None))]
-    fn list(
-        &self,
-        py: Python<'_>,
-        status: Option<&Bound<'_, PyAny>>,
-        created_on_or_after: Option<&Bound<'_, PyAny>>,
-        created_on_or_before: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let (a, b) = (created_on_or_after, created_on_or_before);
-        list(py, &self.client, false, status, a, b)
-    }
-}
-
-#[pymethods]
-impl AsyncGlobalAlerts {
+    AsyncGlobalAlerts
     /// Every global alert matching the filters, every page (an `AlertList`).
     ///
     /// >>> alerts = await client.global_alerts.list(status="OPEN")  # doctest: +SKIP
     #[pyo3(signature = (*, status = None, created_on_or_after = None, created_on_or_before = None))]
     fn list(
-        &self,
-        py: Python<'_>,
         status: Option<&Bound<'_, PyAny>>,
         created_on_or_after: Option<&Bound<'_, PyAny>>,
         created_on_or_before: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let (a, b) = (created_on_or_after, created_on_or_before);
-        list(py, &self.client, true, status, a, b)
-    }
+    ) => list
 }
 
 fn iter(
@@ -109,27 +90,13 @@ fn iter(
     alert_iterator(py, is_async, "global_alerts.iter", Box::pin(stream))
 }
 
-#[pymethods]
-impl GlobalAlerts {
+twins! {
+    GlobalAlerts
     /// The same alerts, lazily, page by page: `for alert in client.global_alerts.iter(...)`.
     ///
     /// >>> for alert in client.global_alerts.iter(status="OPEN"):  # doctest: +SKIP
     /// ...     print(alert.id, alert.current_value)
-    #[pyo3(signature = (*, status = None, created_on_or_after = None, created_on_or_before = None))]
-    fn iter(
-        &self,
-        py: Python<'_>,
-        status: Option<&Bound<'_, PyAny>>,
-        created_on_or_after: Option<&Bound<'_, PyAny>>,
-        created_on_or_before: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let (a, b) = (created_on_or_after, created_on_or_before);
-        iter(py, &self.client, false, status, a, b)
-    }
-}
-
-#[pymethods]
-impl AsyncGlobalAlerts {
+    AsyncGlobalAlerts
     /// The same alerts, lazily, page by page: `async for alert in client.global_alerts.iter(...)`
     /// (a plain `for` raises `TypeError`).
     ///
@@ -137,15 +104,10 @@ impl AsyncGlobalAlerts {
     /// ...     print(alert.id)
     #[pyo3(signature = (*, status = None, created_on_or_after = None, created_on_or_before = None))]
     fn iter(
-        &self,
-        py: Python<'_>,
         status: Option<&Bound<'_, PyAny>>,
         created_on_or_after: Option<&Bound<'_, PyAny>>,
         created_on_or_before: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let (a, b) = (created_on_or_after, created_on_or_before);
-        iter(py, &self.client, true, status, a, b)
-    }
+    ) => iter
 }
 
 fn get(
@@ -161,26 +123,16 @@ fn get(
     })
 }
 
-#[pymethods]
-impl GlobalAlerts {
+twins! {
     /// One global alert: `GET /globalAlerts/{alert_id}`.
     ///
+    GlobalAlerts
     /// >>> client.global_alerts.get(alert_id).status  # doctest: +SKIP
     /// 'OPEN'
-    fn get(&self, py: Python<'_>, alert_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        get(py, &self.client, false, alert_id)
-    }
-}
-
-#[pymethods]
-impl AsyncGlobalAlerts {
-    /// One global alert: `GET /globalAlerts/{alert_id}`.
-    ///
+    AsyncGlobalAlerts
     /// >>> (await client.global_alerts.get(alert_id)).status  # doctest: +SKIP
     /// 'OPEN'
-    fn get(&self, py: Python<'_>, alert_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        get(py, &self.client, true, alert_id)
-    }
+    fn get(alert_id: &Bound<'_, PyAny>) => get
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -204,47 +156,26 @@ fn acknowledge(
     })
 }
 
-#[pymethods]
-impl GlobalAlerts {
+twins! {
+    GlobalAlerts
     /// Acknowledges an alert until a time (`until`), for a while (`duration`: `"4h"`,
     /// `"PT4H"`, a timedelta) or `forever=True`; returns the alert. Never sent twice once an
     /// attempt may have reached the server.
     ///
     /// >>> client.global_alerts.acknowledge(alert_id, duration="4h", comment="resizing")  # doctest: +SKIP
-    #[pyo3(signature = (alert_id, *, until = None, duration = None, forever = None, comment = None))]
-    fn acknowledge(
-        &self,
-        py: Python<'_>,
-        alert_id: &Bound<'_, PyAny>,
-        until: Option<&Bound<'_, PyAny>>,
-        duration: Option<&Bound<'_, PyAny>>,
-        forever: Option<&Bound<'_, PyAny>>,
-        comment: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let c = &self.client;
-        acknowledge(py, c, false, alert_id, until, duration, forever, comment)
-    }
-}
-
-#[pymethods]
-impl AsyncGlobalAlerts {
+    AsyncGlobalAlerts
     /// Acknowledges an alert until a time (`until`), for a while (`duration`) or
     /// `forever=True`; returns the alert.
     ///
     /// >>> await client.global_alerts.acknowledge(alert_id, duration="4h")  # doctest: +SKIP
     #[pyo3(signature = (alert_id, *, until = None, duration = None, forever = None, comment = None))]
     fn acknowledge(
-        &self,
-        py: Python<'_>,
         alert_id: &Bound<'_, PyAny>,
         until: Option<&Bound<'_, PyAny>>,
         duration: Option<&Bound<'_, PyAny>>,
         forever: Option<&Bound<'_, PyAny>>,
         comment: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let c = &self.client;
-        acknowledge(py, c, true, alert_id, until, duration, forever, comment)
-    }
+    ) => acknowledge
 }
 
 fn unacknowledge(
@@ -262,24 +193,14 @@ fn unacknowledge(
     })
 }
 
-#[pymethods]
-impl GlobalAlerts {
+twins! {
     /// Un-acknowledges an alert (sends an `acknowledgedUntil` in the past); returns the alert.
     ///
+    GlobalAlerts
     /// >>> client.global_alerts.unacknowledge(alert_id).acknowledged_until  # doctest: +SKIP
-    fn unacknowledge(&self, py: Python<'_>, alert_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        unacknowledge(py, &self.client, false, alert_id)
-    }
-}
-
-#[pymethods]
-impl AsyncGlobalAlerts {
-    /// Un-acknowledges an alert (sends an `acknowledgedUntil` in the past); returns the alert.
-    ///
+    AsyncGlobalAlerts
     /// >>> await client.global_alerts.unacknowledge(alert_id)  # doctest: +SKIP
-    fn unacknowledge(&self, py: Python<'_>, alert_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        unacknowledge(py, &self.client, true, alert_id)
-    }
+    fn unacknowledge(alert_id: &Bound<'_, PyAny>) => unacknowledge
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -315,8 +236,18 @@ fn many(
     })
 }
 
-#[pymethods]
-impl GlobalAlerts {
+fn unacknowledge_many(
+    py: Python<'_>,
+    c: &crate::Client,
+    is_async: bool,
+    alert_ids: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let ids = args::texts(py, "alert_ids", "a list of alert ids", alert_ids)?;
+    many(py, c, is_async, ids, Acknowledgement::unacknowledge())
+}
+
+twins! {
+    GlobalAlerts
     /// Acknowledges many alerts concurrently (at most `max_concurrency` at once): one result
     /// per id, in the order given, each a `GlobalAlert` or the exception object of its failure
     /// (returned, not raised: one bad id stops nothing). The acknowledgement is that of
@@ -324,77 +255,32 @@ impl GlobalAlerts {
     ///
     /// >>> results = client.global_alerts.acknowledge_many(ids, duration="2h")  # doctest: +SKIP
     /// >>> failed = [r for r in results if isinstance(r, opsapi.OpsApiError)]  # doctest: +SKIP
-    #[pyo3(signature = (alert_ids, *, until = None, duration = None, forever = None, comment = None))]
-    fn acknowledge_many(
-        &self,
-        py: Python<'_>,
-        alert_ids: &Bound<'_, PyAny>,
-        until: Option<&Bound<'_, PyAny>>,
-        duration: Option<&Bound<'_, PyAny>>,
-        forever: Option<&Bound<'_, PyAny>>,
-        comment: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let c = &self.client;
-        acknowledge_many(py, c, false, alert_ids, until, duration, forever, comment)
-    }
-
-    /// Un-acknowledges many alerts concurrently: one result per id, in the order given, each
-    /// a `GlobalAlert` or the exception object of its failure.
-    ///
-    /// >>> results = client.global_alerts.unacknowledge_many(ids)  # doctest: +SKIP
-    fn unacknowledge_many(
-        &self,
-        py: Python<'_>,
-        alert_ids: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        let ids = args::texts(py, "alert_ids", "a list of alert ids", alert_ids)?;
-        many(
-            py,
-            &self.client,
-            false,
-            ids,
-            Acknowledgement::unacknowledge(),
-        )
-    }
-}
-
-#[pymethods]
-impl AsyncGlobalAlerts {
+    AsyncGlobalAlerts
     /// Acknowledges many alerts concurrently: one result per id, in the order given, each a
     /// `GlobalAlert` or the exception object of its failure (returned, not raised).
     ///
     /// >>> results = await client.global_alerts.acknowledge_many(ids, duration="2h")  # doctest: +SKIP
     #[pyo3(signature = (alert_ids, *, until = None, duration = None, forever = None, comment = None))]
     fn acknowledge_many(
-        &self,
-        py: Python<'_>,
         alert_ids: &Bound<'_, PyAny>,
         until: Option<&Bound<'_, PyAny>>,
         duration: Option<&Bound<'_, PyAny>>,
         forever: Option<&Bound<'_, PyAny>>,
         comment: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let c = &self.client;
-        acknowledge_many(py, c, true, alert_ids, until, duration, forever, comment)
-    }
+    ) => acknowledge_many
+}
 
+twins! {
+    GlobalAlerts
+    /// Un-acknowledges many alerts concurrently: one result per id, in the order given, each
+    /// a `GlobalAlert` or the exception object of its failure.
+    ///
+    /// >>> results = client.global_alerts.unacknowledge_many(ids)  # doctest: +SKIP
+    AsyncGlobalAlerts
     /// Un-acknowledges many alerts concurrently: one result per id, in the order given.
     ///
     /// >>> results = await client.global_alerts.unacknowledge_many(ids)  # doctest: +SKIP
-    fn unacknowledge_many(
-        &self,
-        py: Python<'_>,
-        alert_ids: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        let ids = args::texts(py, "alert_ids", "a list of alert ids", alert_ids)?;
-        many(
-            py,
-            &self.client,
-            true,
-            ids,
-            Acknowledgement::unacknowledge(),
-        )
-    }
+    fn unacknowledge_many(alert_ids: &Bound<'_, PyAny>) => unacknowledge_many
 }
 
 pub(super) type AlertStream = Pin<Box<dyn Stream<Item = crate::Result<crate::Alert>> + Send>>;

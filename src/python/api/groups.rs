@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 
-use super::handle_pair;
+use super::{handle_pair, twins};
 use crate::python::args;
 use crate::python::models::Group;
 use crate::python::runtime::dispatch;
@@ -25,24 +25,14 @@ fn list(py: Python<'_>, c: &crate::Client, is_async: bool) -> PyResult<Py<PyAny>
     })
 }
 
-#[pymethods]
-impl Groups {
+twins! {
     /// Every project the key can see, every page.
     ///
+    Groups
     /// >>> [g.name for g in client.groups.list()]  # doctest: +SKIP
-    fn list(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        list(py, &self.client, false)
-    }
-}
-
-#[pymethods]
-impl AsyncGroups {
-    /// Every project the key can see, every page.
-    ///
+    AsyncGroups
     /// >>> [g.name for g in await client.groups.list()]  # doctest: +SKIP
-    fn list(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        list(py, &self.client, true)
-    }
+    fn list() => list
 }
 
 fn get(
@@ -58,22 +48,12 @@ fn get(
     })
 }
 
-#[pymethods]
-impl Groups {
+twins! {
     /// One project: `GET /groups/{group_id}`.
     ///
+    Groups
     /// >>> client.groups.get(group_id).name  # doctest: +SKIP
-    fn get(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        get(py, &self.client, false, group_id)
-    }
-}
-
-#[pymethods]
-impl AsyncGroups {
-    /// One project: `GET /groups/{group_id}`.
-    ///
+    AsyncGroups
     /// >>> (await client.groups.get(group_id)).name  # doctest: +SKIP
-    fn get(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        get(py, &self.client, true, group_id)
-    }
+    fn get(group_id: &Bound<'_, PyAny>) => get
 }

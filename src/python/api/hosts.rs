@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 
-use super::handle_pair;
+use super::{handle_pair, twins};
 use crate::python::args;
 use crate::python::models::{Host, HostList};
 use crate::python::runtime::dispatch;
@@ -28,36 +28,16 @@ fn get(
     })
 }
 
-#[pymethods]
-impl Hosts {
+twins! {
     /// One host: `GET /groups/{group_id}/hosts/{host_id}`.
     ///
+    Hosts
     /// >>> client.hosts.get(group_id, host_id).replica_state_name  # doctest: +SKIP
     /// 'PRIMARY'
-    fn get(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        host_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        get(py, &self.client, false, group_id, host_id)
-    }
-}
-
-#[pymethods]
-impl AsyncHosts {
-    /// One host: `GET /groups/{group_id}/hosts/{host_id}`.
-    ///
+    AsyncHosts
     /// >>> (await client.hosts.get(group_id, host_id)).replica_state_name  # doctest: +SKIP
     /// 'PRIMARY'
-    fn get(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        host_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        get(py, &self.client, true, group_id, host_id)
-    }
+    fn get(group_id: &Bound<'_, PyAny>, host_id: &Bound<'_, PyAny>) => get
 }
 
 fn list(
@@ -73,24 +53,14 @@ fn list(
     })
 }
 
-#[pymethods]
-impl Hosts {
+twins! {
     /// Every host of a project, every page (a `HostList`).
     ///
+    Hosts
     /// >>> client.hosts.list(group_id).to_polars()  # doctest: +SKIP
-    fn list(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        list(py, &self.client, false, group_id)
-    }
-}
-
-#[pymethods]
-impl AsyncHosts {
-    /// Every host of a project, every page (a `HostList`).
-    ///
+    AsyncHosts
     /// >>> hosts = await client.hosts.list(group_id)  # doctest: +SKIP
-    fn list(&self, py: Python<'_>, group_id: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        list(py, &self.client, true, group_id)
-    }
+    fn list(group_id: &Bound<'_, PyAny>) => list
 }
 
 fn partitions(
@@ -108,36 +78,16 @@ fn partitions(
     })
 }
 
-#[pymethods]
-impl Hosts {
+twins! {
     /// The disk partition names of a host, every page.
     ///
+    Hosts
     /// >>> client.hosts.partitions(group_id, host_id)  # doctest: +SKIP
     /// ['data', 'journal']
-    fn partitions(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        host_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        partitions(py, &self.client, false, group_id, host_id)
-    }
-}
-
-#[pymethods]
-impl AsyncHosts {
-    /// The disk partition names of a host, every page.
-    ///
+    AsyncHosts
     /// >>> await client.hosts.partitions(group_id, host_id)  # doctest: +SKIP
     /// ['data', 'journal']
-    fn partitions(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        host_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        partitions(py, &self.client, true, group_id, host_id)
-    }
+    fn partitions(group_id: &Bound<'_, PyAny>, host_id: &Bound<'_, PyAny>) => partitions
 }
 
 fn databases(
@@ -155,34 +105,14 @@ fn databases(
     })
 }
 
-#[pymethods]
-impl Hosts {
+twins! {
     /// The database names of a host, every page.
     ///
+    Hosts
     /// >>> client.hosts.databases(group_id, host_id)  # doctest: +SKIP
     /// ['admin', 'orders']
-    fn databases(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        host_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        databases(py, &self.client, false, group_id, host_id)
-    }
-}
-
-#[pymethods]
-impl AsyncHosts {
-    /// The database names of a host, every page.
-    ///
+    AsyncHosts
     /// >>> await client.hosts.databases(group_id, host_id)  # doctest: +SKIP
     /// ['admin', 'orders']
-    fn databases(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        host_id: &Bound<'_, PyAny>,
-    ) -> PyResult<Py<PyAny>> {
-        databases(py, &self.client, true, group_id, host_id)
-    }
+    fn databases(group_id: &Bound<'_, PyAny>, host_id: &Bound<'_, PyAny>) => databases
 }

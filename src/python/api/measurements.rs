@@ -1,7 +1,4 @@
 //! `client.measurements`: host and disk measurements, and fleet pulls into one frame.
-//!
-//! (Over 600 lines: five operations, each a sync and an async binding side by side, and the
-//! fleet pulls' argument conversion; one resource, one file, as in src/api/measurements.rs.)
 
 use std::sync::Arc;
 
@@ -9,7 +6,7 @@ use crate::python::frame::PyFrame;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyTuple};
 
-use super::handle_pair;
+use super::{handle_pair, twins};
 use crate::api::measurements::MeasurementsQuery;
 use crate::fleet::{FleetOptions, Target};
 use crate::frame::Shape;
@@ -228,42 +225,20 @@ fn host(
     })
 }
 
-#[pymethods]
-impl MeasurementsApi {
+twins! {
+    MeasurementsApi
     /// Host measurements: `granularity` and either `period` or `start` and `end`; `metrics`
     /// (measurement names) for a subset.
     ///
     /// >>> m = client.measurements.host(g, h, granularity="PT1M", period="PT1H",  # doctest: +SKIP
     /// ...                              metrics=["CONNECTIONS"])
     /// >>> m.to_polars(shape="wide")  # doctest: +SKIP
-    #[pyo3(signature = (group_id, host_id, *, granularity, period = None, start = None, end = None, metrics = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn host(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        host_id: &Bound<'_, PyAny>,
-        granularity: &Bound<'_, PyAny>,
-        period: Option<&Bound<'_, PyAny>>,
-        start: Option<&Bound<'_, PyAny>>,
-        end: Option<&Bound<'_, PyAny>>,
-        metrics: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let (c, g, h) = (&self.client, group_id, host_id);
-        host(py, c, false, g, h, granularity, period, start, end, metrics)
-    }
-}
-
-#[pymethods]
-impl AsyncMeasurementsApi {
+    AsyncMeasurementsApi
     /// Host measurements: `granularity` and either `period` or `start` and `end`.
     ///
     /// >>> m = await client.measurements.host(g, h, granularity="PT1M", period="PT1H")  # doctest: +SKIP
     #[pyo3(signature = (group_id, host_id, *, granularity, period = None, start = None, end = None, metrics = None))]
-    #[allow(clippy::too_many_arguments)]
     fn host(
-        &self,
-        py: Python<'_>,
         group_id: &Bound<'_, PyAny>,
         host_id: &Bound<'_, PyAny>,
         granularity: &Bound<'_, PyAny>,
@@ -271,14 +246,12 @@ impl AsyncMeasurementsApi {
         start: Option<&Bound<'_, PyAny>>,
         end: Option<&Bound<'_, PyAny>>,
         metrics: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let (c, g, h) = (&self.client, group_id, host_id);
-        host(py, c, true, g, h, granularity, period, start, end, metrics)
-    }
+    ) => host
 }
 
-/// The measurements of a disk partition or a database: `name` is that target's third
-/// identifier (`partition_name` or `database_name`), `target` builds it.
+/// The measurements of a disk partition or a database (`disk` and `database`: one function,
+/// their kind its argument): `name` is that target's third identifier (`partition_name` or
+/// `database_name`), `target` builds it.
 #[allow(clippy::too_many_arguments)]
 fn named_target(
     py: Python<'_>,
@@ -288,26 +261,21 @@ fn named_target(
     group_id: &Bound<'_, PyAny>,
     host_id: &Bound<'_, PyAny>,
     name: &Bound<'_, PyAny>,
-    w: Window<'_, '_>,
+    granularity: &Bound<'_, PyAny>,
+    period: Option<&Bound<'_, PyAny>>,
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
+    metrics: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let group_id = args::text(py, "group_id", group_id)?;
     let host_id = args::text(py, "host_id", host_id)?;
     let name = args::text(py, argument, name)?;
-    let q = measurements_query(py, w.granularity, w.period, w.start, w.end, w.metrics)?;
+    let q = measurements_query(py, granularity, period, start, end, metrics)?;
     let t = target(&group_id, &host_id, &name);
     let c = c.clone();
     dispatch(py, is_async, async move {
         Ok(Measurements::from(c.measurements().target(&t, &q).await?))
     })
-}
-
-/// The window arguments shared by every measurements method.
-struct Window<'a, 'py> {
-    granularity: &'a Bound<'py, PyAny>,
-    period: Option<&'a Bound<'py, PyAny>>,
-    start: Option<&'a Bound<'py, PyAny>>,
-    end: Option<&'a Bound<'py, PyAny>>,
-    metrics: Option<&'a Bound<'py, PyAny>>,
 }
 
 /// A target kind with a third identifier: its argument name and its constructor.
@@ -316,47 +284,15 @@ type NamedKind = (&'static str, fn(&str, &str, &str) -> Target);
 const DISK: NamedKind = ("partition_name", |g, h, p| Target::disk(g, h, p));
 const DATABASE: NamedKind = ("database_name", |g, h, d| Target::database(g, h, d));
 
-#[pymethods]
-impl MeasurementsApi {
+twins! {
     /// Disk-partition measurements, with the same window arguments as `host`.
     ///
+    MeasurementsApi
     /// >>> m = client.measurements.disk(g, h, "data", granularity="PT1H", period="P30D")  # doctest: +SKIP
-    #[pyo3(signature = (group_id, host_id, partition_name, *, granularity, period = None, start = None, end = None, metrics = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn disk(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        host_id: &Bound<'_, PyAny>,
-        partition_name: &Bound<'_, PyAny>,
-        granularity: &Bound<'_, PyAny>,
-        period: Option<&Bound<'_, PyAny>>,
-        start: Option<&Bound<'_, PyAny>>,
-        end: Option<&Bound<'_, PyAny>>,
-        metrics: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let w = Window {
-            granularity,
-            period,
-            start,
-            end,
-            metrics,
-        };
-        let (c, g, h, n) = (&self.client, group_id, host_id, partition_name);
-        named_target(py, c, false, DISK, g, h, n, w)
-    }
-}
-
-#[pymethods]
-impl AsyncMeasurementsApi {
-    /// Disk-partition measurements, with the same window arguments as `host`.
-    ///
+    AsyncMeasurementsApi
     /// >>> m = await client.measurements.disk(g, h, "data", granularity="PT1H", period="P30D")  # doctest: +SKIP
     #[pyo3(signature = (group_id, host_id, partition_name, *, granularity, period = None, start = None, end = None, metrics = None))]
-    #[allow(clippy::too_many_arguments)]
     fn disk(
-        &self,
-        py: Python<'_>,
         group_id: &Bound<'_, PyAny>,
         host_id: &Bound<'_, PyAny>,
         partition_name: &Bound<'_, PyAny>,
@@ -365,60 +301,18 @@ impl AsyncMeasurementsApi {
         start: Option<&Bound<'_, PyAny>>,
         end: Option<&Bound<'_, PyAny>>,
         metrics: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let w = Window {
-            granularity,
-            period,
-            start,
-            end,
-            metrics,
-        };
-        let (c, g, h, n) = (&self.client, group_id, host_id, partition_name);
-        named_target(py, c, true, DISK, g, h, n, w)
-    }
+    ) => named_target(DISK)
 }
 
-#[pymethods]
-impl MeasurementsApi {
+twins! {
     /// Database measurements (`DATABASE_DATA_SIZE`, ...), with the same window arguments as `host`.
     ///
+    MeasurementsApi
     /// >>> m = client.measurements.database(g, h, "orders", granularity="PT1H", period="P30D")  # doctest: +SKIP
-    #[pyo3(signature = (group_id, host_id, database_name, *, granularity, period = None, start = None, end = None, metrics = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn database(
-        &self,
-        py: Python<'_>,
-        group_id: &Bound<'_, PyAny>,
-        host_id: &Bound<'_, PyAny>,
-        database_name: &Bound<'_, PyAny>,
-        granularity: &Bound<'_, PyAny>,
-        period: Option<&Bound<'_, PyAny>>,
-        start: Option<&Bound<'_, PyAny>>,
-        end: Option<&Bound<'_, PyAny>>,
-        metrics: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let w = Window {
-            granularity,
-            period,
-            start,
-            end,
-            metrics,
-        };
-        let (c, g, h, n) = (&self.client, group_id, host_id, database_name);
-        named_target(py, c, false, DATABASE, g, h, n, w)
-    }
-}
-
-#[pymethods]
-impl AsyncMeasurementsApi {
-    /// Database measurements (`DATABASE_DATA_SIZE`, ...), with the same window arguments as `host`.
-    ///
+    AsyncMeasurementsApi
     /// >>> m = await client.measurements.database(g, h, "orders", granularity="PT1H", period="P30D")  # doctest: +SKIP
     #[pyo3(signature = (group_id, host_id, database_name, *, granularity, period = None, start = None, end = None, metrics = None))]
-    #[allow(clippy::too_many_arguments)]
     fn database(
-        &self,
-        py: Python<'_>,
         group_id: &Bound<'_, PyAny>,
         host_id: &Bound<'_, PyAny>,
         database_name: &Bound<'_, PyAny>,
@@ -427,54 +321,40 @@ impl AsyncMeasurementsApi {
         start: Option<&Bound<'_, PyAny>>,
         end: Option<&Bound<'_, PyAny>>,
         metrics: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let w = Window {
-            granularity,
-            period,
-            start,
-            end,
-            metrics,
-        };
-        let (c, g, h, n) = (&self.client, group_id, host_id, database_name);
-        named_target(py, c, true, DATABASE, g, h, n, w)
-    }
+    ) => named_target(DATABASE)
 }
 
-/// `fleet(...)`'s keyword arguments after `targets`.
-struct FleetArgs<'a, 'py> {
-    granularity: &'a Bound<'py, PyAny>,
-    period: Option<&'a Bound<'py, PyAny>>,
-    start: Option<&'a Bound<'py, PyAny>>,
-    end: Option<&'a Bound<'py, PyAny>>,
-    metrics: Option<&'a Bound<'py, PyAny>>,
-    shape: Option<&'a Bound<'py, PyAny>>,
-    kind: Option<&'a Bound<'py, PyAny>>,
-    keep_going: Option<&'a Bound<'py, PyAny>>,
-    progress: Option<&'a Bound<'py, PyAny>>,
-}
-
+#[allow(clippy::too_many_arguments)]
 fn fleet(
     py: Python<'_>,
     c: &crate::Client,
     is_async: bool,
     targets: &Bound<'_, PyAny>,
-    a: FleetArgs<'_, '_>,
+    granularity: &Bound<'_, PyAny>,
+    period: Option<&Bound<'_, PyAny>>,
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
+    metrics: Option<&Bound<'_, PyAny>>,
+    shape: Option<&Bound<'_, PyAny>>,
+    keep_going: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
+    kind: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
-    let shape = args::string(py, "shape", a.shape)?;
-    let kind = args::string(py, "kind", a.kind)?;
-    let keep_going = args::flag(py, "keep_going", a.keep_going)?.unwrap_or(false);
+    let shape = args::string(py, "shape", shape)?;
+    let kind = args::string(py, "kind", kind)?;
+    let keep_going = args::flag(py, "keep_going", keep_going)?.unwrap_or(false);
     let default = PyBool::new(py, true).to_owned().into_any();
-    let progress = a.progress.unwrap_or(&default);
+    let progress = progress.unwrap_or(&default);
     fleet_impl(
         py,
         c,
         is_async,
         targets,
-        a.granularity,
-        a.period,
-        a.start,
-        a.end,
-        a.metrics,
+        granularity,
+        period,
+        start,
+        end,
+        metrics,
         shape,
         kind,
         keep_going,
@@ -482,8 +362,8 @@ fn fleet(
     )
 }
 
-#[pymethods]
-impl MeasurementsApi {
+twins! {
+    MeasurementsApi
     /// Measurements of many targets over one window, fetched concurrently, as one polars
     /// DataFrame (long: one row per data point; or `shape="wide"`). Targets are
     /// `(group_id, host_id)` for hosts, `(group_id, host_id, partition_name)` for disks, and
@@ -492,50 +372,14 @@ impl MeasurementsApi {
     ///
     /// >>> frame = client.measurements.fleet([(g, h) for h in host_ids],  # doctest: +SKIP
     /// ...                                   granularity="PT5M", period="P1D")
-    #[pyo3(signature = (targets, *, granularity, period = None, start = None, end = None, metrics = None,
-                        shape = None, keep_going = None, progress = None, kind = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn fleet(
-        &self,
-        py: Python<'_>,
-        targets: &Bound<'_, PyAny>,
-        granularity: &Bound<'_, PyAny>,
-        period: Option<&Bound<'_, PyAny>>,
-        start: Option<&Bound<'_, PyAny>>,
-        end: Option<&Bound<'_, PyAny>>,
-        metrics: Option<&Bound<'_, PyAny>>,
-        shape: Option<&Bound<'_, PyAny>>,
-        keep_going: Option<&Bound<'_, PyAny>>,
-        progress: Option<&Bound<'_, PyAny>>,
-        kind: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let a = FleetArgs {
-            granularity,
-            period,
-            start,
-            end,
-            metrics,
-            shape,
-            kind,
-            keep_going,
-            progress,
-        };
-        fleet(py, &self.client, false, targets, a)
-    }
-}
-
-#[pymethods]
-impl AsyncMeasurementsApi {
+    AsyncMeasurementsApi
     /// Measurements of many targets over one window, fetched concurrently, as one polars
     /// DataFrame.
     ///
     /// >>> frame = await client.measurements.fleet(targets, granularity="PT5M", period="P1D")  # doctest: +SKIP
     #[pyo3(signature = (targets, *, granularity, period = None, start = None, end = None, metrics = None,
                         shape = None, keep_going = None, progress = None, kind = None))]
-    #[allow(clippy::too_many_arguments)]
     fn fleet(
-        &self,
-        py: Python<'_>,
         targets: &Bound<'_, PyAny>,
         granularity: &Bound<'_, PyAny>,
         period: Option<&Bound<'_, PyAny>>,
@@ -546,45 +390,28 @@ impl AsyncMeasurementsApi {
         keep_going: Option<&Bound<'_, PyAny>>,
         progress: Option<&Bound<'_, PyAny>>,
         kind: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let a = FleetArgs {
-            granularity,
-            period,
-            start,
-            end,
-            metrics,
-            shape,
-            kind,
-            keep_going,
-            progress,
-        };
-        fleet(py, &self.client, true, targets, a)
-    }
-}
-
-/// `fleet_to_parquet(...)`: `fleet`'s arguments without `shape` (Parquet is always long).
-struct ParquetArgs<'a, 'py> {
-    granularity: &'a Bound<'py, PyAny>,
-    period: Option<&'a Bound<'py, PyAny>>,
-    start: Option<&'a Bound<'py, PyAny>>,
-    end: Option<&'a Bound<'py, PyAny>>,
-    metrics: Option<&'a Bound<'py, PyAny>>,
-    keep_going: Option<&'a Bound<'py, PyAny>>,
-    progress: Option<&'a Bound<'py, PyAny>>,
-    kind: Option<&'a Bound<'py, PyAny>>,
+    ) => fleet
 }
 
 /// Hive-partitioned Parquet under `path`: `None`, or with `keep_going` the failures frame
 /// (the same columns as `fleet`'s), so that no failed target goes unseen.
+#[allow(clippy::too_many_arguments)]
 fn fleet_to_parquet(
     py: Python<'_>,
     client: &crate::Client,
     is_async: bool,
     targets_arg: &Bound<'_, PyAny>,
     path: &Bound<'_, PyAny>,
-    a: ParquetArgs<'_, '_>,
+    granularity: &Bound<'_, PyAny>,
+    period: Option<&Bound<'_, PyAny>>,
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
+    metrics: Option<&Bound<'_, PyAny>>,
+    keep_going: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
+    kind: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
-    let kind = args::string(py, "kind", a.kind)?;
+    let kind = args::string(py, "kind", kind)?;
     let targets = targets(py, targets_arg, kind.as_deref())?;
     // str or os.PathLike, as open() takes them.
     let root: std::path::PathBuf = match path.extract() {
@@ -597,10 +424,10 @@ fn fleet_to_parquet(
             ))
         }
     };
-    let q = measurements_query(py, a.granularity, a.period, a.start, a.end, a.metrics)?;
-    let keep_going = args::flag(py, "keep_going", a.keep_going)?.unwrap_or(false);
+    let q = measurements_query(py, granularity, period, start, end, metrics)?;
+    let keep_going = args::flag(py, "keep_going", keep_going)?.unwrap_or(false);
     let default = PyBool::new(py, true).to_owned().into_any();
-    let progress = a.progress.unwrap_or(&default);
+    let progress = progress.unwrap_or(&default);
     let options = with_progress(
         py,
         FleetOptions::new().keep_going(keep_going),
@@ -626,8 +453,8 @@ fn fleet_to_parquet(
     })
 }
 
-#[pymethods]
-impl MeasurementsApi {
+twins! {
+    MeasurementsApi
     /// A fleet pull written to hive-partitioned Parquet under `path`
     /// (`group_id=…/host_id=…/host.parquet`, `…/disk-<partition>.parquet`,
     /// `…/database-<name>.parquet`), target by target,
@@ -637,39 +464,7 @@ impl MeasurementsApi {
     /// >>> client.measurements.fleet_to_parquet(targets, "out/m", granularity="PT5M",  # doctest: +SKIP
     /// ...                                      period="P1D")
     /// >>> polars.scan_parquet("out/m/**/*.parquet", hive_partitioning=True)  # doctest: +SKIP
-    #[pyo3(signature = (targets, path, *, granularity, period = None, start = None, end = None,
-                        metrics = None, keep_going = None, progress = None, kind = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn fleet_to_parquet(
-        &self,
-        py: Python<'_>,
-        targets: &Bound<'_, PyAny>,
-        path: &Bound<'_, PyAny>,
-        granularity: &Bound<'_, PyAny>,
-        period: Option<&Bound<'_, PyAny>>,
-        start: Option<&Bound<'_, PyAny>>,
-        end: Option<&Bound<'_, PyAny>>,
-        metrics: Option<&Bound<'_, PyAny>>,
-        keep_going: Option<&Bound<'_, PyAny>>,
-        progress: Option<&Bound<'_, PyAny>>,
-        kind: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let a = ParquetArgs {
-            granularity,
-            period,
-            start,
-            end,
-            metrics,
-            keep_going,
-            progress,
-            kind,
-        };
-        fleet_to_parquet(py, &self.client, false, targets, path, a)
-    }
-}
-
-#[pymethods]
-impl AsyncMeasurementsApi {
+    AsyncMeasurementsApi
     /// A fleet pull written to hive-partitioned Parquet under `path`. Returns None; with
     /// `keep_going=True`, the failures frame.
     ///
@@ -677,10 +472,7 @@ impl AsyncMeasurementsApi {
     /// ...                                            period="P1D")
     #[pyo3(signature = (targets, path, *, granularity, period = None, start = None, end = None,
                         metrics = None, keep_going = None, progress = None, kind = None))]
-    #[allow(clippy::too_many_arguments)]
     fn fleet_to_parquet(
-        &self,
-        py: Python<'_>,
         targets: &Bound<'_, PyAny>,
         path: &Bound<'_, PyAny>,
         granularity: &Bound<'_, PyAny>,
@@ -691,17 +483,5 @@ impl AsyncMeasurementsApi {
         keep_going: Option<&Bound<'_, PyAny>>,
         progress: Option<&Bound<'_, PyAny>>,
         kind: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let a = ParquetArgs {
-            granularity,
-            period,
-            start,
-            end,
-            metrics,
-            keep_going,
-            progress,
-            kind,
-        };
-        fleet_to_parquet(py, &self.client, true, targets, path, a)
-    }
+    ) => fleet_to_parquet
 }

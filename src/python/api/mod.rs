@@ -1,8 +1,8 @@
 //! The Python face of the operations: one file per resource, where each operation is a
 //! function shared by the sync class (`Hosts`) and the async class (`AsyncHosts`), whose two
-//! methods sit next to each other. A method converts its arguments (by name, so that an
-//! error names the argument) and either waits for the core's future with the GIL released
-//! (sync) or hands it to asyncio (async).
+//! methods `twins!` writes from one signature. The function converts its arguments (by name,
+//! so that an error names the argument) and either waits for the core's future with the GIL
+//! released (sync) or hands it to asyncio (async).
 
 mod access_list;
 mod acknowledgement;
@@ -31,6 +31,49 @@ pub use measurements::{AsyncMeasurementsApi, MeasurementsApi};
 pub use store::{Store, StoreCheck};
 pub use store_report::SyncReport;
 
+/// Every resource of the clients, one row each: the getter's docstring and name (`hosts`), the
+/// sync class and the async class (declared by `handle_pair!` in the resource's file). The
+/// clients' getters (`client_classes!` in `client.rs`) and the module's classes
+/// ([`add_handles`]) come from it, so that a new resource is one row here.
+macro_rules! resources {
+    ($then:ident!($($args:tt)*)) => {
+        $then!($($args)* {
+            /// The global API access list.
+            access_list: AccessList, AsyncAccessList;
+            /// Global alerts: list, iterate, acknowledge.
+            global_alerts: GlobalAlerts, AsyncGlobalAlerts;
+            /// Project alerts: list, acknowledge, every project at once, in context.
+            alerts: Alerts, AsyncAlerts;
+            /// Alert configurations and their open alerts.
+            alert_configs: AlertConfigs, AsyncAlertConfigs;
+            /// Hosts of a project.
+            hosts: Hosts, AsyncHosts;
+            /// Measurements and fleet pulls.
+            measurements: MeasurementsApi, AsyncMeasurementsApi;
+            /// Project events.
+            events: Events, AsyncEvents;
+            /// Projects.
+            groups: Groups, AsyncGroups;
+        });
+    };
+}
+pub(crate) use resources;
+
+/// Adds the classes of every resource of [`resources!`] to the module, sync then async.
+macro_rules! add_handles {
+    ($m:ident { $($(#[doc = $doc:literal])* $getter:ident: $sync:ident, $async:ident;)* }) => {
+        $($m.add_class::<$sync>()?;)*
+        $($m.add_class::<$async>()?;)*
+    };
+}
+
+/// Adds the handle classes of every resource (`Hosts`, `AsyncHosts`, ...) to the module.
+pub(crate) fn add_handles(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
+    use pyo3::types::PyModuleMethods;
+    resources!(add_handles!(m));
+    Ok(())
+}
+
 /// Declares the sync and the async class of one resource handle; each holds the client.
 macro_rules! handle_pair {
     ($(#[$meta:meta])* $sync:ident, $async:ident) => {
@@ -50,3 +93,55 @@ macro_rules! handle_pair {
     };
 }
 pub(crate) use handle_pair;
+
+/// Writes the sync and the async method of one operation from one signature, so that the two
+/// cannot drift (obstore's `head` and `head_async`, as one). The shared docstring comes first,
+/// then each class with the example of its own (`x = client...` or `x = await client...`),
+/// then the signature as Python sees it (without `self` and `py`), and after `=>` the function
+/// doing the work: it is called with `py`, the client, whether the class is the async one,
+/// any constants given in its parentheses, then the arguments in order.
+///
+/// ```ignore
+/// twins! {
+///     /// One host: `GET /groups/{group_id}/hosts/{host_id}`.
+///     ///
+///     Hosts
+///     /// >>> client.hosts.get(group_id, host_id).replica_state_name  # doctest: +SKIP
+///     AsyncHosts
+///     /// >>> (await client.hosts.get(group_id, host_id)).replica_state_name  # doctest: +SKIP
+///     fn get(group_id: &Bound<'_, PyAny>, host_id: &Bound<'_, PyAny>) => get
+/// }
+/// ```
+macro_rules! twins {
+    (
+        $(#[doc = $doc:literal])*
+        $sync:ident $(#[doc = $sync_doc:literal])*
+        $async:ident $(#[doc = $async_doc:literal])*
+        $(#[pyo3($($option:tt)*)])?
+        fn $name:ident($($arg:ident: $ty:ty),* $(,)?) => $work:ident $(($($constant:expr),*))?
+    ) => {
+        twins!(@one $sync, false,
+            [$(#[doc = $doc])* $(#[doc = $sync_doc])* $(#[pyo3($($option)*)])?],
+            $name, [$($arg: $ty),*], $work, [$($($constant),*)?]);
+        twins!(@one $async, true,
+            [$(#[doc = $doc])* $(#[doc = $async_doc])* $(#[pyo3($($option)*)])?],
+            $name, [$($arg: $ty),*], $work, [$($($constant),*)?]);
+    };
+    // One of the two: the method of `$class`, its attributes (docstring, signature) given.
+    (@one $class:ident, $is_async:literal, [$($attr:tt)*], $name:ident,
+     [$($arg:ident: $ty:ty),*], $work:ident, [$($constant:expr),*]) => {
+        #[pyo3::pymethods]
+        impl $class {
+            $($attr)*
+            #[allow(clippy::too_many_arguments)]
+            fn $name(
+                &self,
+                py: pyo3::Python<'_>,
+                $($arg: $ty),*
+            ) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
+                $work(py, &self.client, $is_async, $($constant,)* $($arg),*)
+            }
+        }
+    };
+}
+pub(crate) use twins;

@@ -75,5 +75,25 @@ pub(super) fn truth<'py>(py: Python<'py>, t: AlertTruth) -> PyResult<Bound<'py, 
         })
         .collect();
     out.set_item("acknowledged", acked?)?;
+    let metric: PyResult<Vec<Bound<'py, PyDict>>> = t
+        .metric_alerts
+        .into_iter()
+        .map(|a| {
+            let d = PyDict::new(py);
+            d.set_item("group_id", a.group_id)?;
+            d.set_item("alert_id", a.alert_id)?;
+            d.set_item("global", a.global)?;
+            d.set_item("host_id", a.host_id)?;
+            d.set_item("process_id", a.process_id)?;
+            d.set_item("metric_name", a.metric_name)?;
+            d.set_item("partition_name", a.partition_name)?;
+            d.set_item("threshold", a.threshold)?;
+            d.set_item("current_value", a.current_value)?;
+            d.set_item("start", a.start)?;
+            d.set_item("end", a.end)?;
+            Ok(d)
+        })
+        .collect();
+    out.set_item("metric_alerts", metric?)?;
     Ok(out)
 }

@@ -9,9 +9,15 @@
 //!   measurements below; a process is Atlas's object (`id` = `hostname:port`, no
 //!   `replicaStateName`), measurements carry `hostId` = `processId` = `hostname:port`;
 //! - every request names its resource's version in `Accept`
-//!   (`application/vnd.atlas.2023-01-01+json`; acknowledging an alert `2024-05-30`); one
-//!   missing or unknown is refused 406 `INVALID_VERSION_DATE` ("Invalid accept header or
-//!   version date.": the detail Atlas gives; the code is this simulator's choice);
+//!   (`application/vnd.atlas.2023-01-01+json`; acknowledging an alert `2024-05-30`, or
+//!   `2023-01-01` until its sunset on 2027-07-01, then 410 `VERSION_GONE`); one missing or
+//!   unknown is refused 406 `INVALID_VERSION_DATE` ("Invalid accept header or version date.":
+//!   the detail Atlas gives; the code is this simulator's choice); a success is in the
+//!   versioned media type asked for, an error in `application/json`, as the specification
+//!   says;
+//! - projects with Atlas's fields (`clusterCount`, `created`, ...; none of Ops Manager's
+//!   host counts), `acknowledgingUsername` an email, events' `raw` without extended JSON
+//!   (`{"$date": ..}`, `{"$oid": ..}`), acknowledging answered 200;
 //! - service accounts: `POST /api/oauth/token` (`Authorization: Basic` of the client id and
 //!   secret, the form `grant_type=client_credentials`) answers `access_token`, `expires_in`
 //!   ([`super::SimConfig::token_lifetime`]) and `token_type`; the token endpoint has its own
@@ -22,9 +28,10 @@
 //!   `RateLimit-Limit`/`RateLimit-Remaining`;
 //! - `PT10S` is refused 400 `INVALID_GRANULARITY` for processes below tier M40 (the tier
 //!   follows the host's memory: 8 GB M30, 16 GB M40, 32 GB M50, 64 GB M60, 128 GB M80);
-//! - two host measurements have Atlas's names: `CACHE_USAGE_DIRTY` and `CACHE_USAGE_USED` for
-//!   Ops Manager's `CACHE_DIRTY_BYTES` and `CACHE_USED_BYTES` (the same series; asked by the
-//!   other name, 404 `INVALID_METRIC_NAME`, as each server does).
+//! - measurements in Atlas's names and units (`sim/metrics.rs`: `SYSTEM_NETWORK_IN` for
+//!   `SYSTEM_NETWORK_BYTES_IN`, bytes for megabytes; asked by another flavour's name, 404
+//!   `INVALID_METRIC_NAME`, as each server does), at most 10 names a request (the
+//!   specification's `maxItems`; more: 400 `VALIDATION_ERROR`, the simulator's choice of code).
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -32,11 +39,6 @@ use std::time::Duration;
 use super::*;
 use crate::flavour::{EndpointSet, Flavour, OAUTH_TOKEN_PATH};
 use crate::sim::TokenBucket;
-
-/// The name `flavour` serves the catalog's measurement `name` under.
-pub(crate) fn served_name(flavour: Flavour, name: &'static str) -> &'static str {
-    flavour.measurement_name(name)
-}
 
 #[derive(Debug)]
 struct Bucket {
@@ -96,12 +98,74 @@ pub(crate) fn segments(flavour: Flavour, mut segs: Vec<String>) -> Option<Vec<St
     }
 }
 
-/// The version of a route's resource (Atlas): acknowledging an alert is `2024-05-30`,
-/// everything else `2023-01-01`.
-fn version(route: &Route<'_>, method: &str) -> &'static str {
+/// The versions of a route's resource (Atlas), each with its sunset date (`YYYY-MM-DD`) if
+/// it has one, as the specification gives them: acknowledging an alert takes `2024-05-30`
+/// and, until 2027-07-01, `2023-01-01`; everything else `2023-01-01`.
+fn versions(route: &Route<'_>, method: &str) -> &'static [(&'static str, Option<&'static str>)] {
     match route {
-        Route::GroupAlert(..) if method == "PATCH" => "2024-05-30",
-        _ => "2023-01-01",
+        Route::GroupAlert(..) if method == "PATCH" => {
+            &[("2024-05-30", None), ("2023-01-01", Some("2027-07-01"))]
+        }
+        _ => &[("2023-01-01", None)],
+    }
+}
+
+/// The alert types of Ops Manager's agents, which Atlas does not have: its world serves no
+/// configuration or alert of them.
+const OPS_MANAGER_ONLY_EVENT_TYPES: [&str; 2] = ["MONITORING_AGENT_DOWN", "BACKUP_AGENT_DOWN"];
+
+/// The alert metric names Atlas gives differently (its specification's `HostMetricThreshold`
+/// and `HostMetricAlert` mappings): (Ops Manager's, Atlas's).
+const ATLAS_ALERT_METRICS: [(&str, &str); 1] =
+    [("OPLOG_REPLICATION_LAG_TIME", "OPLOG_SLAVE_LAG_MASTER_TIME")];
+
+impl Ctx<'_> {
+    /// Whether the flavour has an alert (or configuration) of `event_type_name`.
+    pub(crate) fn has_alert_type(&self, event_type_name: &str) -> bool {
+        !self.atlas() || !OPS_MANAGER_ONLY_EVENT_TYPES.contains(&event_type_name)
+    }
+
+    /// Whether the flavour has the world's host `h`: Atlas has no standalone processes (every
+    /// process of it is a replica set's or a sharded cluster's).
+    pub(crate) fn has_host(&self, h: &Host) -> bool {
+        !self.atlas() || h.type_name != "STANDALONE"
+    }
+
+    /// An alert metric's name as the flavour says it.
+    pub(crate) fn alert_metric<'a>(&self, name: &'a str) -> &'a str {
+        match ATLAS_ALERT_METRICS.iter().find(|(om, _)| *om == name) {
+            Some((_, atlas)) if self.atlas() => atlas,
+            _ => name,
+        }
+    }
+
+    /// A project's name as the flavour allows it: Atlas's names have no spaces (its
+    /// specification's pattern), so a space is a `-` there.
+    pub(crate) fn project_name(&self, name: &str) -> String {
+        if self.atlas() {
+            name.replace(' ', "-")
+        } else {
+            name.to_string()
+        }
+    }
+}
+
+/// The versioned media type of a version the simulator serves.
+pub(crate) fn media_type(version: &str) -> &'static str {
+    match version {
+        "2024-05-30" => "application/vnd.atlas.2024-05-30+json",
+        _ => "application/vnd.atlas.2023-01-01+json",
+    }
+}
+
+/// An Atlas user name: its email (Atlas's `acknowledgingUsername` is one). A name that is not
+/// one (an API key's public key, a service account's client id, the world's users) gets a
+/// domain of its own.
+pub(crate) fn email(user: &str) -> String {
+    if user.contains('@') {
+        user.to_string()
+    } else {
+        format!("{}@users.opsapi-sim.example.com", user.to_ascii_lowercase())
     }
 }
 
@@ -118,26 +182,43 @@ fn accepted_versions(accept: Option<&str>) -> Vec<&str> {
         .collect()
 }
 
-/// Atlas: 406 unless `Accept` names the route's version.
+/// Atlas: the version `Accept` names of the route's, which its answer is in; 406 unless it
+/// names one, 410 `VERSION_GONE` for one past its sunset (by the simulator's clock). `None`
+/// on the other flavours.
 pub(crate) fn check_version(
     shared: &Shared,
     route: &Route<'_>,
     method: &str,
     accept: Option<&str>,
-) -> Result<(), Reply> {
+) -> Result<Option<&'static str>, Reply> {
     if shared.config.flavour != Flavour::Atlas {
-        return Ok(());
+        return Ok(None);
     }
-    let want = version(route, method);
-    if accepted_versions(accept).contains(&want) {
-        return Ok(());
+    let asked = accepted_versions(accept);
+    let Some(&(version, sunset)) = versions(route, method)
+        .iter()
+        .find(|(v, _)| asked.contains(v))
+    else {
+        return Err(err(
+            406,
+            "INVALID_VERSION_DATE",
+            "Invalid accept header or version date.",
+            vec![],
+        ));
+    };
+    let today = shared.clock.now().format("%Y-%m-%d").to_string();
+    if sunset.is_some_and(|s| today.as_str() >= s) {
+        return Err(err(
+            410,
+            "VERSION_GONE",
+            format!(
+                "Version {version} of this resource was sunset on {}.",
+                sunset.unwrap_or("")
+            ),
+            vec![json!(version)],
+        ));
     }
-    Err(err(
-        406,
-        "INVALID_VERSION_DATE",
-        "Invalid accept header or version date.",
-        vec![],
-    ))
+    Ok(Some(version))
 }
 
 /// The endpoint set of a route (its token bucket).
@@ -346,7 +427,7 @@ pub(crate) fn tier(h: &Host) -> &'static str {
 }
 
 impl Ctx<'_> {
-    fn atlas(&self) -> bool {
+    pub(crate) fn atlas(&self) -> bool {
         self.shared.config.flavour == Flavour::Atlas
     }
 

@@ -202,9 +202,10 @@ pub(crate) fn authorized(
     let Some(route) = route(&segs) else {
         return not_found_resource(path);
     };
-    if let Err(refused) = atlas::check_version(shared, &route, method, accept) {
-        return refused;
-    }
+    let version = match atlas::check_version(shared, &route, method, accept) {
+        Ok(v) => v,
+        Err(refused) => return refused,
+    };
     if let Some(g) = route.group() {
         if let Err(wait) = shared.limiter.take(g, shared.clock.elapsed()) {
             struck.push("rate_limit".into());
@@ -258,5 +259,10 @@ pub(crate) fn authorized(
         q: &q,
         r: &r,
     };
-    ctx.dispatch(&route, body)
+    let mut reply = ctx.dispatch(&route, body);
+    // Atlas answers in the versioned media type asked for (its errors in plain JSON).
+    if let Some(v) = version.filter(|_| (200..300).contains(&reply.status)) {
+        reply.content_type = atlas::media_type(v);
+    }
+    reply
 }

@@ -4,6 +4,7 @@
 use chrono::Duration as CDuration;
 use serde_json::{json, Map, Value};
 
+use super::breaches;
 use super::*;
 
 pub(super) fn gen_alerts(world: &mut World, r: &mut SplitMix64, count: usize) {
@@ -35,11 +36,19 @@ pub(super) fn gen_alerts(world: &mut World, r: &mut SplitMix64, count: usize) {
         };
         let with_ms = r.chance(0.2);
         let back = r.range(600, 60 * 86_400) as i64;
+        // Tracking: the condition holds, not yet long enough to notify anyone.
+        let back = if status == "TRACKING" {
+            600 + back % 3000
+        } else {
+            back
+        };
         let created = ms_time(r, anchor - CDuration::seconds(back), with_ms);
+        // A host the alert can be about (world/breaches.rs): a secondary's replication lag.
         let hosts: Vec<&Host> = world
             .hosts
             .iter()
             .filter(|h| h.group_id == cfg.group_id)
+            .filter(|h| breaches::eligible(h, cfg.metric_name.as_deref(), &cfg.event_type_name))
             .collect();
         let host = if hosts.is_empty() {
             None
@@ -53,12 +62,14 @@ pub(super) fn gen_alerts(world: &mut World, r: &mut SplitMix64, count: usize) {
             _ => "AGENT",
         };
         let on_host = matches!(type_name, "HOST_METRIC" | "HOST");
-        let later = r.range(0, 3 * 86_400) as i64;
+        // Closed or cancelled five minutes after it was raised at the soonest.
+        let later = r.range(300, 3 * 86_400) as i64;
         let updated = ms_time(r, created + CDuration::seconds(later), with_ms).min(anchor);
         let notified_after = r.range(5, 120) as i64;
         let notified = ms_time(r, created + CDuration::seconds(notified_after), with_ms);
         let last_notified = (status != "TRACKING").then_some(notified);
         let resolved = (status == "CLOSED").then_some(updated);
+        // The breach's level; its `currentValue` is what the series shows (world/breaches.rs).
         let current_value = cfg.threshold.as_ref().map(|(t, u)| {
             let v = if *t == 0.0 {
                 r.range(1, 40) as f64

@@ -4,10 +4,13 @@
 //!
 //! Over the 14 days before the anchor: a quiet background of short alerts, most of them
 //! acknowledged within minutes; one flapping configuration (the same configuration on the
-//! same host closed and opened again within minutes, several times); one noisy host (many
-//! alerts of several configurations, far apart); a disk-space configuration per project with
-//! an open alert on its fullest data partition; and a closed replica-set alert per project
-//! with a replica set. [`AlertTruth`] says which, for the analyses that should find them.
+//! same host closed and opened again within minutes, several times, the day before the
+//! anchor); one noisy host (many alerts of several configurations, far apart); a disk-space
+//! configuration per project with an open alert on its fullest growing data partition, raised
+//! at the minute its series first went past the threshold; and a closed replica-set alert per
+//! project with a replica set. [`AlertTruth`] says which, for the analyses that should find
+//! them. Each metric alert is a breach of its host's series (`world/breaches.rs`): the
+//! background's alerts keep clear of each other's and of the flapping and noisy ones.
 //!
 //! Drawn from a random stream of its own after the rest of the world is made, so that nothing
 //! seeded before it moves.
@@ -15,7 +18,9 @@
 use chrono::Duration as CDuration;
 use serde_json::{json, Map, Value};
 
+use super::breaches::{eligible, place, raised_at};
 use super::*;
+use crate::sim::metrics::{disk_percent_used, series_key};
 
 /// The seeded flapping configuration: closed and re-opened on one host within minutes.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +75,34 @@ pub struct SeededAlert {
     pub threshold: Option<f64>,
 }
 
+/// A metric alert about a host, global or of the history, and the breach its series show:
+/// what its context should show crossing its threshold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricAlertTruth {
+    /// Project.
+    pub group_id: String,
+    /// The alert.
+    pub alert_id: String,
+    /// Whether `/globalAlerts` lists it (else only `/groups/{g}/alerts`).
+    pub global: bool,
+    /// Its host.
+    pub host_id: String,
+    /// `hostname:port` of that host.
+    pub process_id: String,
+    /// The alert's `metricName`.
+    pub metric_name: String,
+    /// The partition, for a disk alert.
+    pub partition_name: Option<String>,
+    /// The configuration's threshold.
+    pub threshold: f64,
+    /// The alert's `currentValue.number`: what the series shows at the minute it was raised.
+    pub current_value: f64,
+    /// When the series went past the threshold (the alert's creation).
+    pub start: DateTime<Utc>,
+    /// When it came back (the alert's resolution); `None` while the alert is open.
+    pub end: Option<DateTime<Utc>>,
+}
+
 /// When a seeded alert was acknowledged (its `ALERT_ACKNOWLEDGED_AUDIT` event).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Acknowledged {
@@ -92,6 +125,8 @@ pub struct AlertTruth {
     pub replica_set_alerts: Vec<SeededAlert>,
     /// Every acknowledgement of a history alert, oldest first.
     pub acknowledged: Vec<Acknowledged>,
+    /// Every metric alert about a host, global ones first, each list oldest first.
+    pub metric_alerts: Vec<MetricAlertTruth>,
 }
 
 impl World {
@@ -130,6 +165,8 @@ struct Plan<'a> {
     /// Seconds after `created` it was acknowledged.
     ack_after: Option<i64>,
     status: &'static str,
+    /// Where a truth puts it (the flapping and noisy alerts): the background moves instead.
+    fixed: bool,
 }
 
 fn config<'a>(
@@ -147,14 +184,20 @@ fn config<'a>(
 pub(super) fn seed_history(world: &mut World, seed: u64) {
     let mut r = SplitMix64::new(super::super::rng::hash(&[seed, 0x616c_6572_7473]));
     let anchor = world.anchor;
-    // A disk-space configuration per project, with the threshold just under its fullest data
-    // partition's use at the anchor (so that its alert is open now).
-    let mut disk: Vec<(String, usize, f64, f64)> = Vec::new(); // group, host index, pct, threshold
+    // A disk-space configuration per project, with the threshold just under its fullest
+    // growing data partition's use at the anchor (so that its alert is open now), made before
+    // the partition's series first went past it; the alert was raised then.
+    let mut disk: Vec<(String, usize, i64, f64)> = Vec::new(); // group, host index, raised, threshold
     for p in &world.projects {
-        let fullest = world
-            .hosts
-            .iter()
-            .filter(|h| h.group_id == p.id)
+        let mine = || {
+            world
+                .hosts
+                .iter()
+                .filter(|h| h.group_id == p.id && h.type_name != "SHARD_MONGOS")
+        };
+        let growing = mine().any(|h| h.partitions[0].growth_bytes_per_day > 0.0);
+        let fullest = mine()
+            .filter(|h| !growing || h.partitions[0].growth_bytes_per_day > 0.0)
             .map(|h| {
                 let d = &h.partitions[0];
                 (
@@ -167,7 +210,9 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
             continue;
         };
         let threshold = (((pct - 2.0) / 5.0).floor() * 5.0).max(5.0);
-        let c = anchor - CDuration::days(r.range(30, 120) as i64);
+        let raised = raised_at(seed, &world.hosts[index], threshold, anchor.timestamp());
+        let drawn = anchor - CDuration::days(r.range(30, 120) as i64);
+        let c = drawn.min(at_secs(raised) - CDuration::days(1));
         world.alert_configs.push(AlertConfig {
             id: r.object_id(c.timestamp()),
             group_id: p.id.clone(),
@@ -176,12 +221,7 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
             threshold: Some((threshold, "RAW".into())),
             created: c,
         });
-        disk.push((
-            p.id.clone(),
-            index,
-            (pct * 100.0).round() / 100.0,
-            threshold,
-        ));
+        disk.push((p.id.clone(), index, raised, threshold));
     }
     let (world_ref, mut plans) = (&*world, Vec::new());
     let configs = &world_ref.alert_configs;
@@ -193,7 +233,16 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
     // The background: short alerts of any configuration, most acknowledged within minutes.
     for p in &world_ref.projects {
         let hosts = hosts_of(&p.id);
-        let mine: Vec<&AlertConfig> = configs.iter().filter(|c| c.group_id == p.id).collect();
+        // Disk space is the open disk alert's alone: a disk does not empty and fill again.
+        let mine: Vec<&AlertConfig> = configs
+            .iter()
+            .filter(|c| c.group_id == p.id)
+            .filter(|c| {
+                !c.metric_name
+                    .as_deref()
+                    .is_some_and(|m| m.starts_with("DISK_"))
+            })
+            .collect();
         if hosts.is_empty() || mine.is_empty() {
             continue;
         }
@@ -202,7 +251,12 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
             let created = at(r.range(0, (HISTORY_DAYS - 1) as u64 * DAY as u64) as i64);
             let open_secs = r.range(600, 6 * 3600) as i64;
             let ack_after = r.chance(0.7).then(|| r.range(120, 1800) as i64);
-            let host = *r.pick(&hosts);
+            let fit: Vec<&Host> = hosts
+                .iter()
+                .copied()
+                .filter(|h| eligible(h, cfg.metric_name.as_deref(), &cfg.event_type_name))
+                .collect();
+            let host = *r.pick(if fit.is_empty() { &hosts } else { &fit });
             plans.push(Plan {
                 config: cfg,
                 host: Some(host),
@@ -210,6 +264,7 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
                 open_secs,
                 ack_after,
                 status: "CLOSED",
+                fixed: false,
             });
         }
         // A replica set without a primary for a few minutes, on a replica set of the project.
@@ -226,11 +281,13 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
                 open_secs,
                 ack_after: None,
                 status: "CLOSED",
+                fixed: false,
             });
         }
     }
     // The flapping configuration: connections of one host of the first project, opening and
-    // closing within minutes, sixteen times in a row, never acknowledged (enough for its host
+    // closing within minutes, sixteen times in a row the day before the anchor (where minutes
+    // are still kept: its contexts show each flap), never acknowledged (enough for its host
     // to be among the noisy ones for its flaps alone, whatever the size of the world).
     let first = world_ref
         .projects
@@ -255,7 +312,7 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
         Some((cfg, *r.pick(&candidates)))
     });
     if let Some((cfg, host)) = flapping {
-        let mut t = at(3 * DAY + r.range(9 * 3600, 15 * 3600) as i64);
+        let mut t = at((HISTORY_DAYS - 1) * DAY + r.range(9 * 3600, 15 * 3600) as i64);
         let mut longest = 0;
         let episodes = 16;
         for i in 0..episodes {
@@ -267,6 +324,7 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
                 open_secs,
                 ack_after: None,
                 status: "CLOSED",
+                fixed: true,
             });
             let gap = r.range(120, 600) as i64;
             if i + 1 < episodes {
@@ -316,6 +374,7 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
                 open_secs,
                 ack_after,
                 status: "CLOSED",
+                fixed: true,
             });
         }
         truth.noisy_host = Some(NoisyHostTruth {
@@ -328,15 +387,19 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
     }
     // The open disk alerts.
     let mut disk_plans = Vec::new();
-    for (g, index, pct, threshold) in &disk {
+    for (g, index, raised, threshold) in &disk {
         let cfg = configs.iter().rev().find(|c| {
             &c.group_id == g && c.metric_name.as_deref() == Some("DISK_PARTITION_SPACE_USED_DATA")
         });
         if let Some(cfg) = cfg {
-            let created = anchor - CDuration::seconds(r.range(3 * 3600, 8 * 3600) as i64);
-            disk_plans.push((cfg, &world_ref.hosts[*index], created, *pct, *threshold));
+            let _ = r.range(3 * 3600, 8 * 3600); // (when it was hours before the anchor)
+            let host = &world_ref.hosts[*index];
+            let key = series_key(seed, host.index, Some(0));
+            let pct = disk_percent_used(key, &host.partitions[0], anchor.timestamp(), *raised);
+            disk_plans.push((cfg, host, at_secs(*raised), pct, *threshold));
         }
     }
+    settle(&mut plans, start.timestamp(), anchor.timestamp());
     let mut history = Vec::new();
     let mut events = Vec::new();
     for plan in plans {
@@ -390,6 +453,45 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
     world.alert_history = history;
     world.alert_truth = truth;
     add_events(world, events);
+}
+
+fn at_secs(t: i64) -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp(t, 0).unwrap_or_default()
+}
+
+/// Moves the background's metric alerts clear of the flapping and noisy ones' breaches and of
+/// each other's (`world/breaches.rs`), within `lo..hi`; one that fits nowhere stays.
+fn settle(plans: &mut [Plan<'_>], lo: i64, hi: i64) {
+    let key = |p: &Plan<'_>| -> Option<(String, String)> {
+        let m = p.config.metric_name.clone()?;
+        crate::sim::metrics::host_metric(&m)?;
+        Some((p.host?.id.clone(), m))
+    };
+    let mut taken: Vec<((String, String), i64, Option<i64>)> = plans
+        .iter()
+        .filter(|p| p.fixed)
+        .filter_map(|p| {
+            let s = p.created.timestamp();
+            Some((key(p)?, s, Some(s + p.open_secs)))
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..plans.len()).filter(|&i| !plans[i].fixed).collect();
+    order.sort_by_key(|&i| (plans[i].created, i));
+    for i in order {
+        let Some(k) = key(&plans[i]) else {
+            continue;
+        };
+        let on: Vec<(i64, Option<i64>)> = taken
+            .iter()
+            .filter(|t| t.0 == k)
+            .map(|t| (t.1, t.2))
+            .collect();
+        let (want, len) = (plans[i].created.timestamp(), plans[i].open_secs);
+        if let Some(c) = place(&on, want, Some(len), lo, hi) {
+            plans[i].created = at_secs(c);
+            taken.push((k, c, Some(c + len)));
+        }
+    }
 }
 
 fn seeded(a: &Alert, partition_name: Option<String>, threshold: Option<f64>) -> SeededAlert {

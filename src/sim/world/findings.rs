@@ -296,7 +296,7 @@ fn shard_growth(world: &mut World, seed: u64, r: &mut SplitMix64) -> Option<Shar
         data.noise_bytes = (cap * 0.002).round();
         data.growth = if is_fast { Growth::Fast } else { Growth::Slow };
         let mut dbr = SplitMix64::new(super::super::rng::hash(&[seed, i as u64, 0x6462_7321]));
-        let (dbs, overhead) = databases(&mut dbr, &host.partitions[0]);
+        let (dbs, overhead) = databases(&mut dbr, &host.partitions[0], false);
         host.databases = dbs;
         host.data_overhead_bytes = overhead;
     }

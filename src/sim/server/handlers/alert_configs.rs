@@ -30,7 +30,7 @@ impl Ctx<'_> {
         if let (Some(metric), Some((t, u))) = (&c.metric_name, &c.threshold) {
             m.insert(
                 "metricThreshold".into(),
-                json!({"metricName": metric, "mode": "AVERAGE", "operator": "GREATER_THAN", "threshold": t, "units": u}),
+                json!({"metricName": self.alert_metric(metric), "mode": "AVERAGE", "operator": "GREATER_THAN", "threshold": t, "units": u}),
             );
         }
         m.insert(

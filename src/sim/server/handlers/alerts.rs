@@ -28,6 +28,7 @@ impl Ctx<'_> {
             .project_alerts(g)
             .into_iter()
             .filter(|a| status.is_none_or(|s| a.status == s))
+            .filter(|a| self.has_alert_type(&a.event_type_name))
             .collect();
         let reply = self.list(items, |a| self.alert_json(a, now, false));
         drop(w);
@@ -39,7 +40,11 @@ impl Ctx<'_> {
     pub(crate) fn config_alerts(&self, g: &str, c: &str) -> Reply {
         let now = self.shared.clock.now();
         let w = self.world();
-        if !w.alert_configs.iter().any(|x| x.group_id == g && x.id == c) {
+        if !w
+            .alert_configs
+            .iter()
+            .any(|x| x.group_id == g && x.id == c && self.has_alert_type(&x.event_type_name))
+        {
             return config_not_found(g, c);
         }
         let items: Vec<_> = w
@@ -67,6 +72,7 @@ impl Ctx<'_> {
                 .iter_mut()
                 .chain(w.alert_history.iter_mut())
                 .find(|a| a.group_id == g && a.id == id)
+                .filter(|a| self.has_alert_type(&a.event_type_name))
             else {
                 return not_in_group(g, id);
             };
@@ -74,13 +80,15 @@ impl Ctx<'_> {
             let a = a.clone();
             // A global alert's listing shows it too: its cached pages are stale now.
             self.shared.generation.fetch_add(1, Ordering::SeqCst);
-            return self.r.entity(201, self.alert_json(&a, now, false));
+            // Ops Manager documents 201; Atlas's specification 200.
+            let status = if self.atlas() { 200 } else { 201 };
+            return self.r.entity(status, self.alert_json(&a, now, false));
         }
         let w = self.world();
         let found = w
             .project_alerts(g)
             .into_iter()
-            .find(|a| a.id == id)
+            .find(|a| a.id == id && self.has_alert_type(&a.event_type_name))
             .cloned();
         drop(w);
         match found {

@@ -12,6 +12,11 @@ impl Ctx<'_> {
                 m.insert("acknowledgementComment".into(), json!(c));
             }
             if let Some(n) = &a.acknowledging_username {
+                let n = if self.atlas() {
+                    atlas::email(n)
+                } else {
+                    n.clone()
+                };
                 m.insert("acknowledgingUsername".into(), json!(n));
             }
         }
@@ -48,7 +53,7 @@ impl Ctx<'_> {
             ]),
         );
         if let Some(n) = &a.metric_name {
-            m.insert("metricName".into(), json!(n));
+            m.insert("metricName".into(), json!(self.alert_metric(n)));
         }
         if let Some(rs) = &a.replica_set_name {
             m.insert("replicaSetName".into(), json!(rs));

@@ -8,6 +8,9 @@ impl Ctx<'_> {
             return Value::Null;
         };
         let hosts: Vec<&Host> = w.hosts.iter().filter(|h| h.group_id == g).collect();
+        if self.atlas() {
+            return self.atlas_group_json(p, &hosts);
+        }
         let count = |t: &[&str]| {
             hosts
                 .iter()
@@ -48,6 +51,29 @@ impl Ctx<'_> {
             "replicaSetCount": rs.len(),
             "shardCount": shards.len(),
             "tags": [],
+        })
+    }
+
+    /// A project as Atlas shows it (its specification's `Group`): the clusters it holds,
+    /// when it was created, its organization; no host counts.
+    fn atlas_group_json(&self, p: &crate::sim::Project, hosts: &[&Host]) -> Value {
+        // A cluster: a replica set, or a sharded cluster with its shards, mongos and config
+        // servers (the world's cluster ids).
+        let mut clusters: Vec<&str> = hosts
+            .iter()
+            .filter_map(|h| h.cluster_id.as_deref())
+            .collect();
+        clusters.sort_unstable();
+        clusters.dedup();
+        json!({
+            "clusterCount": clusters.len(),
+            "created": iso(&p.created),
+            "id": p.id,
+            "links": [link(self.url(&format!("/groups/{}", p.id)), "self")],
+            "name": self.project_name(&p.name),
+            "orgId": p.org_id,
+            "tags": [],
+            "withDefaultAlertsSettings": true,
         })
     }
 }

@@ -2,6 +2,7 @@
 //! into bytes, and the bounded cache of rendered bodies.
 
 use super::*;
+use crate::flavour::Operation;
 
 impl Ctx<'_> {
     pub(crate) fn measurements(&self, host: &Host, of: Of) -> Reply {
@@ -83,28 +84,41 @@ impl Ctx<'_> {
         let first =
             from.div_euclid(step) * step + if from.rem_euclid(step) == 0 { 0 } else { step };
         let last = to.div_euclid(step) * step;
-        let catalog: &[MetricDef] = match of {
-            Of::Host => HOST_METRICS,
-            Of::Disk(_) => DISK_METRICS,
-            Of::Database(_) => DATABASE_METRICS,
+        let (catalog, op): (&[MetricDef], _) = match of {
+            Of::Host => (HOST_METRICS, Operation::MeasurementsHost),
+            Of::Disk(_) => (DISK_METRICS, Operation::MeasurementsDisk),
+            Of::Database(_) => (DATABASE_METRICS, Operation::MeasurementsDatabase),
         };
+        // The catalog as the flavour serves it: its names and units, what it has.
+        let served: Vec<(usize, Face)> = catalog
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| Some((i, Face::of(flavour, op, m)?)))
+            .collect();
         let wanted = q.all("m");
-        let metrics: Vec<usize> = if wanted.is_empty() {
-            (0..catalog.len()).collect()
+        if let Some(max) = flavour.max_measurements().filter(|max| wanted.len() > *max) {
+            return err(
+                400,
+                "VALIDATION_ERROR",
+                format!(
+                    "The query parameter m takes at most {max} values; {} were given.",
+                    wanted.len()
+                ),
+                vec![json!("m")],
+            );
+        }
+        let metrics: Vec<(usize, Face)> = if wanted.is_empty() {
+            served
         } else {
             let mut idx = Vec::with_capacity(wanted.len());
             for name in wanted {
-                match catalog
-                    .iter()
-                    .position(|m| atlas::served_name(flavour, m.name) == name)
-                {
-                    Some(i) => idx.push(i),
+                match served.iter().find(|(_, face)| face.name == name) {
+                    Some(found) => idx.push(*found),
                     // A host or disk measurement asked of a database, as the service says it.
                     None if matches!(of, Of::Database(_))
-                        && HOST_METRICS
+                        && [Operation::MeasurementsHost, Operation::MeasurementsDisk]
                             .iter()
-                            .chain(DISK_METRICS)
-                            .any(|m| m.name == name) =>
+                            .any(|op| flavour.measurement_names(*op).contains(&name)) =>
                     {
                         return err(
                             404,
@@ -123,8 +137,8 @@ impl Ctx<'_> {
                     }
                 }
             }
-            idx.sort_unstable();
-            idx.dedup();
+            idx.sort_unstable_by_key(|(i, _)| *i);
+            idx.dedup_by_key(|(i, _)| *i);
             idx
         };
         let points = if last >= first {
@@ -194,8 +208,7 @@ impl Ctx<'_> {
         out.extend_from_slice(b",\"rel\":\"self\"},{\"href\":");
         push_str(&mut out, &self.url(&self.host_base(host)));
         out.extend_from_slice(b",\"rel\":\"http://mms.mongodb.com/host\"}],\"measurements\":");
-        let name = |m: &MetricDef| atlas::served_name(flavour, m.name);
-        render_measurements(&mut out, &src, catalog, &metrics, (first, last, step), name);
+        render_measurements(&mut out, &src, catalog, &metrics, (first, last, step));
         if let Some((_, p)) = src.partition {
             out.extend_from_slice(b",\"partitionName\":");
             push_str(&mut out, &p.name);

@@ -159,7 +159,7 @@ impl Ctx<'_> {
                 let items: Vec<_> = w
                     .hosts
                     .iter()
-                    .filter(|h| h.group_id == g)
+                    .filter(|h| h.group_id == g && self.has_host(h))
                     .filter(|h| cluster.is_none_or(|c| h.cluster_id.as_deref() == Some(c)))
                     .collect();
                 let reply = self.list(items, |h| self.host_json(h));
@@ -218,18 +218,20 @@ impl Ctx<'_> {
             },
             Route::AlertConfigs(g) => {
                 let w = self.world();
-                let items: Vec<_> = w.alert_configs.iter().filter(|c| c.group_id == g).collect();
+                let items: Vec<_> = w
+                    .alert_configs
+                    .iter()
+                    .filter(|c| c.group_id == g && self.has_alert_type(&c.event_type_name))
+                    .collect();
                 let reply = self.list(items, |c| self.config_json(c));
                 drop(w);
                 reply
             }
             Route::AlertConfig(g, c) => {
                 let w = self.world();
-                match w
-                    .alert_configs
-                    .iter()
-                    .find(|x| x.group_id == g && x.id == c)
-                {
+                match w.alert_configs.iter().find(|x| {
+                    x.group_id == g && x.id == c && self.has_alert_type(&x.event_type_name)
+                }) {
                     Some(cfg) => {
                         let v = self.config_json(cfg);
                         drop(w);
@@ -300,7 +302,7 @@ impl Ctx<'_> {
         self.world()
             .hosts
             .iter()
-            .find(|x| x.group_id == g && self.names_host(x, h))
+            .find(|x| x.group_id == g && self.names_host(x, h) && self.has_host(x))
             .cloned()
             .ok_or_else(|| {
                 err(

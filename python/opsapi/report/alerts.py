@@ -1,4 +1,5 @@
-"""The capacity report's alert section: which of the projects' alerts are noise.
+"""The capacity report's alert section (``opsapi.report``): which of the projects' alerts
+are noise.
 
 From the project alerts of every project (``client.alerts.list_all().to_polars()``) and, when
 given, the projects' events (whose acknowledgements say when each alert was acknowledged):
@@ -11,11 +12,13 @@ types and measurements in words; no ids.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 import polars as pl
 
 from opsapi import alerts_analysis as aa
+
+from .html import e
 
 #: How soon a re-opening counts as flapping, and how many make a pattern (the defaults of
 #: ``alerts_analysis.flapping``, said in the section's text).
@@ -267,7 +270,4 @@ def _gaps(shortest: Optional[float], longest: Optional[float]) -> str:
     return f"{shortest:.0f}–{minutes_text(longest)}"
 
 
-def _e(v: Any) -> str:
-    import html
-
-    return html.escape("" if v is None else str(v), quote=True)
+_e = e

@@ -36,6 +36,8 @@ def _nodes(parser: argparse.ArgumentParser, path: str = "") -> list[_Node]:
     node = _Node(path)
     children: list[_Node] = []
     for action in parser._actions:
+        if action.help == argparse.SUPPRESS:  # a hidden alias (capacity's --group)
+            continue
         if isinstance(action, argparse._SubParsersAction):
             helps = {a.dest: a.help or "" for a in action._choices_actions}
             for name, sub in action.choices.items():

@@ -1,0 +1,157 @@
+"""Every operation of the flavour table (src/flavour.rs's ``Operation::ALL``, exposed as
+``opsapi._native.OPERATIONS``: its name and the flavours that have it) is everywhere it must
+be, and a forgotten place fails a test named by the operation: a method of both clients'
+resource objects (sync and async), whose classes the native module exports and the API
+reference documents; in the stub, for both classes; a row of the README's operation table,
+with its Rust call. The other way round, every method of the clients' resource objects is an
+operation of the table or built on some (an operation forgotten in ``Operation::ALL`` fails
+there). Its request on each
+flavour that has it, and its refusal before any request on the others, are
+tests/python/test_flavours.py's (``test_every_operation_of_the_table_is_called_here``) and
+tests/it/flavours.rs's."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from test_operations import ROWS, calls_in
+
+import opsapi
+from opsapi import _native
+from opsapi._native import OPERATIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+STUBS = [Path(opsapi.__file__).with_name(n) for n in ("_native.pyi", "_twins.pyi")]
+FLAVOURS = ("ops-manager", "cloud-manager", "atlas")
+CLIENTS = (opsapi.Client, opsapi.AsyncClient)
+
+
+def test_the_table_is_rusts():
+    """Named ``resource.method``, in the table's order, each on at least Ops Manager."""
+    assert len(OPERATIONS) >= 21
+    for name, flavours in OPERATIONS.items():
+        assert re.fullmatch(r"[a-z_]+\.[a-z_]+", name), name
+        assert flavours and set(flavours) <= set(FLAVOURS), (name, flavours)
+        assert list(flavours) == [f for f in FLAVOURS if f in flavours], name
+    assert OPERATIONS["hosts.list"] == FLAVOURS
+    assert OPERATIONS["access_list.delete"] == ("ops-manager",)
+
+
+# The clients' methods that are no operation of the table themselves, and the operations they
+# send (their requests: tests/python/test_operations.py).
+_MEASUREMENTS = ["measurements.host", "measurements.disk", "measurements.database"]
+_LISTINGS = ["groups.list", "hosts.list", "hosts.partitions", "hosts.databases"]
+BUILT_ON = {
+    "alerts.iter": ["alerts.list"],
+    "alerts.list_all": ["groups.list", "alerts.list"],
+    "alerts.unacknowledge": ["alerts.acknowledge"],
+    "alerts.acknowledge_many": ["alerts.acknowledge"],
+    "alerts.unacknowledge_many": ["alerts.acknowledge"],
+    "alerts.context": [*_LISTINGS[1:], "hosts.get", "alert_configs.list", "events.list"]
+    + _MEASUREMENTS,
+    "global_alerts.iter": ["global_alerts.list"],
+    "global_alerts.unacknowledge": ["global_alerts.acknowledge"],
+    "global_alerts.acknowledge_many": ["global_alerts.acknowledge"],
+    "global_alerts.unacknowledge_many": ["global_alerts.acknowledge"],
+    "measurements.fleet": _MEASUREMENTS,
+    "measurements.fleet_to_parquet": _MEASUREMENTS,
+    "measurements.sync": _LISTINGS + _MEASUREMENTS,
+}
+
+
+def _client_methods(cls: type) -> set[str]:
+    client = cls("http://127.0.0.1:9", "p", "k")
+    out = set()
+    for resource in dir(client):
+        value = getattr(client, resource)
+        if resource.startswith("_") or callable(value):
+            continue
+        if type(value).__module__.startswith("opsapi"):
+            out |= {f"{resource}.{m}" for m in dir(type(value)) if not m.startswith("_")}
+    return out
+
+
+def test_every_client_method_is_an_operation_or_built_on_them():
+    for cls in CLIENTS:
+        methods = _client_methods(cls)
+        assert "hosts.databases" in methods  # the introspection sees them
+        unknown = methods - set(OPERATIONS) - set(BUILT_ON)
+        assert not unknown, (
+            f"{cls.__name__}'s methods that are no operation of the flavour table "
+            f"(Operation::ALL) and not in BUILT_ON: {sorted(unknown)}"
+        )
+        assert not set(BUILT_ON) - methods, "BUILT_ON names methods the client does not have"
+    for method, ops in BUILT_ON.items():
+        assert set(ops) <= set(OPERATIONS), method
+
+
+def _handle(cls: type, op: str) -> object:
+    resource, _ = op.split(".")
+    client = cls("http://127.0.0.1:9", "p", "k")
+    return getattr(client, resource)
+
+
+@pytest.mark.parametrize("op", list(OPERATIONS))
+def test_reachable_from_both_clients(op):
+    resource, method = op.split(".")
+    names = []
+    for cls in CLIENTS:
+        handle = _handle(cls, op)
+        assert callable(getattr(handle, method, None)), f"{cls.__name__}.{resource}.{method}"
+        # Exported by the native module under its own name (a forgotten add_class is not).
+        name = type(handle).__name__
+        assert getattr(_native, name, None) is type(handle), f"opsapi._native.{name}"
+        names.append(name)
+    assert names[1] == f"Async{names[0]}"
+
+
+def _stub_classes() -> dict[str, ast.ClassDef]:
+    return {
+        node.name: node
+        for stub in STUBS
+        for node in ast.parse(stub.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.ClassDef)
+    }
+
+
+def _stub_names(classes: dict[str, ast.ClassDef], name: str) -> dict[str, ast.FunctionDef]:
+    """The methods the stub gives class ``name``: its own and its bases' (``_Hosts[...]``)."""
+    node = classes[name]
+    out = {}
+    for base in node.bases:
+        base = base.value if isinstance(base, ast.Subscript) else base
+        if isinstance(base, ast.Name) and base.id in classes:
+            out.update(_stub_names(classes, base.id))
+    out.update({f.name: f for f in node.body if isinstance(f, ast.FunctionDef)})
+    return out
+
+
+@pytest.mark.parametrize("op", list(OPERATIONS))
+def test_in_the_stub(op):
+    resource, method = op.split(".")
+    classes = _stub_classes()
+    for cls in CLIENTS:
+        getter = _stub_names(classes, cls.__name__).get(resource)
+        assert getter is not None, f"the stub's {cls.__name__} has no {resource}"
+        returns = ast.unparse(getter.returns)
+        assert returns == type(_handle(cls, op)).__name__, (cls.__name__, returns)
+        assert method in _stub_names(classes, returns), f"the stub's {returns} has no {method}"
+
+
+@pytest.mark.parametrize("op", list(OPERATIONS))
+def test_has_a_row_in_the_readme(op):
+    resource, method = op.split(".")
+    rows = [r for r in ROWS if (resource, method) in calls_in(r["sync_cell"])]
+    assert rows, f"no row of the README's operation table calls client.{resource}.{method}(...)"
+    rust = f"client.{resource}().{method}("
+    assert any(rust in r["rust"] for r in rows), f"no row names the Rust call {rust}...)"
+
+
+@pytest.mark.parametrize("resource", sorted({op.split(".")[0] for op in OPERATIONS}))
+def test_the_api_reference_documents_the_resource(resource):
+    name = type(_handle(opsapi.Client, f"{resource}.x")).__name__
+    page = (ROOT / "docs" / "reference" / "resources.md").read_text(encoding="utf-8")
+    assert f"::: opsapi._native.{name}" in page, f"docs/reference/resources.md lacks {name}"

@@ -94,7 +94,7 @@ pub(crate) fn for_reading(root: &mut Root, entry: &FileEntry) -> Result<PathBuf,
     Ok(path)
 }
 
-/// One bad file that [`check`] found.
+/// One bad file that [`Store::check`](super::Store::check) found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileProblem {
     /// The file: the store's folder joined with the manifest's name for it.

@@ -102,13 +102,19 @@ clean-venv:
 # and the Python suite (without notebooks and browser) 5 times in random order, while both
 # cores are kept busy (stress-ng, installed from Debian when missing and apt is usable; else
 # busy Python processes). Every failure is reported with its run and seed. Not part of
-# `make test`: it takes most of an hour.
+# `make test`: it takes more than an hour.
 # Then the forecasts' 80 % intervals over 20 seeded sets of 400 cases (issue 33 §2; the suite
 # runs one set of 200): their pooled coverage inside 75-85 %, each set's printed (~2 min).
+# Then the store's long runs (issue 31): readers in other processes through 500 compacting
+# syncs, and 20 minutes of chaos (kills, corruptions, a skewed clock, readers), its figures on
+# stdout.
 test-stress: python-build nextest
 	$(BIN)/python .ci/stress.py --rust-runs 20 --python-runs 5 --python $(BIN)/python
 	OPSAPI_COVERAGE_SEEDS=20 OPSAPI_COVERAGE_CASES=400 $(BIN)/python -m pytest -q -s \
 	  --timeout 900 -p no:randomly -p no:cacheprovider tests/python/test_forecasts.py -k covers
+	OPSAPI_STORE_READER_SYNCS=500 $(BIN)/python -m pytest -q -p no:randomly \
+	  tests/python/test_store_integrity.py -k readers
+	$(BIN)/python tests/python/_chaos.py --seconds 1200 --seed 7
 
 # Benchmarks against what users would pick instead (issues 7 and 14): bench/RESULTS.md (and
 # .json, which the next run compares with), also printed; then the soak (issue 12) adds its

@@ -111,6 +111,16 @@ pub enum Error {
         /// The store's folder.
         path: std::path::PathBuf,
     },
+    /// A file of a measurement store is missing, damaged, or not where a store keeps its
+    /// files (outside its folder): a reader never gets a silently shorter frame. `store.check()`
+    /// lists every such file; the next sync drops it and asks the server again for its span.
+    #[error("{}: {problem}", path.display())]
+    StoreFile {
+        /// The file, as the manifest names it under the store's folder.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// A task of the library ended without a result (a bug: please report it).
     #[error("internal error: {0}")]
     Internal(String),

@@ -33,6 +33,7 @@ from ._native import (
     Measurements,
     Series,
     Store,
+    StoreCheck,
     SyncReport,
     SystemInfo,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "Measurements",
     "Series",
     "Store",
+    "StoreCheck",
     "SyncReport",
     "SystemInfo",
 ]

@@ -210,6 +210,7 @@ class _MeasurementsApi(Generic[_MeasurementsT, _FleetT, _ParquetT, _SyncT]):
         progress: _Progress = None,
         rediscover: Optional[_Duration] = None,  # a day
         projects: Optional[list[str]] = None,  # None: every project the key can see
+        keep: Optional[dict[str, Optional[_Duration]]] = None,  # {"PT1H": "P395D", "P1D": None}
     ) -> _SyncT: ...
 
 # ---- Events, projects, the access list -------------------------------------------------------

@@ -28,6 +28,7 @@ __all__ = [
     "FrameError",
     "OutputError",
     "StoreLockedError",
+    "StoreFileError",
 ]
 
 
@@ -215,6 +216,17 @@ class StoreLockedError(OpsApiError):
     """Another process is syncing the same measurement store (a sync called with
     ``wait=False``); ``path`` is the store's folder. The lock is an OS file lock: it goes with
     the process that held it, so a sync that was killed never leaves it behind."""
+
+    def __init__(self, message: str, *, path: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class StoreFileError(OpsApiError, OSError):
+    """A file of a measurement store is missing, damaged (truncated, of another size or
+    checksum than its manifest records, not Parquet) or outside the store's folder; ``path``
+    names it. ``store.check()`` lists every such file, and the next sync drops it and asks the
+    server again for its span."""
 
     def __init__(self, message: str, *, path: Optional[str] = None) -> None:
         super().__init__(message)

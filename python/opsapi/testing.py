@@ -205,6 +205,19 @@ class Simulator:
         seconds = by.total_seconds() if isinstance(by, timedelta) else by
         self._sim.advance(seconds)
 
+    def set_date_skew(self, by: Union[float, timedelta]) -> None:
+        """Makes every answer's ``Date`` header ``by`` (seconds, or a ``timedelta``, either
+        sign) off the simulator's clock, its data and windows unchanged: a server whose clock
+        is wrong, as a misconfigured host or proxy answers. ``0`` sets it right again.
+
+        >>> sim = Simulator(now="2026-03-02T10:00:00Z")
+        >>> sim.set_date_skew(timedelta(days=365)); sim.now.isoformat()
+        '2026-03-02T10:00:00+00:00'
+        >>> sim.set_date_skew(0); sim.close()
+        """
+        seconds = by.total_seconds() if isinstance(by, timedelta) else by
+        self._sim.set_date_skew(seconds)
+
     def hold(
         self,
         *,

@@ -182,31 +182,4 @@ impl MeasurementsApi<'_> {
     ) -> Result<ParquetPull> {
         fleet::pull_to_parquet(self.client, targets, query, root, options).await
     }
-
-    /// Syncs a measurement store: asks each target only what the store does not hold yet
-    /// (from its last stored point, overlapping by one), writes it crash-safely, compacts,
-    /// and drops what left the store's window. With `Targets::All` (the default) it first
-    /// discovers every project, host, partition and database the key can see. One writer at a
-    /// time: it waits for another sync of the same store, or with `wait(false)` fails at once
-    /// with [`crate::Error::StoreLocked`]. A target whose request fails is reported in
-    /// [`crate::store::SyncReport::failed`] and asked again next time; it fails nothing else.
-    ///
-    /// ```no_run
-    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
-    /// use opsapi::store::{Store, SyncOptions};
-    /// use opsapi::Granularity;
-    /// let store = Store::new("fleet-store");
-    /// let options = SyncOptions::new(Granularity::PT1H, "P35D".parse().unwrap());
-    /// let report = client.measurements().sync(&store, &options).await?;
-    /// println!("{} updated, {} data requests", report.updated.len(), report.data_requests);
-    /// # Ok(()) }
-    /// ```
-    #[cfg(feature = "frames")]
-    pub async fn sync(
-        &self,
-        store: &crate::store::Store,
-        options: &crate::store::SyncOptions,
-    ) -> Result<crate::store::SyncReport> {
-        crate::store::sync::run(self.client, store, options).await
-    }
 }

@@ -107,6 +107,10 @@ fn build(py: Python<'_>, err: Error) -> PyResult<PyErr> {
             kw.set_item("path", path.into_os_string())?;
             ("StoreLockedError", PyTuple::new(py, [message])?)
         }
+        Error::StoreFile { path, .. } => {
+            kw.set_item("path", path.into_os_string())?;
+            ("StoreFileError", PyTuple::new(py, [message])?)
+        }
         Error::Internal(_) => return Ok(PyRuntimeError::new_err(message)),
         _ => ("ConfigError", PyTuple::new(py, [message])?),
     };

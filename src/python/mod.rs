@@ -68,6 +68,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     api::add_handles(m)?;
     m.add_class::<api::Store>()?;
     m.add_class::<api::SyncReport>()?;
+    m.add_class::<api::StoreCheck>()?;
     m.add_class::<api::AlertIterator>()?;
     m.add_class::<api::AsyncAlertIterator>()?;
     m.add_class::<models::AccessListEntry>()?;

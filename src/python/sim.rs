@@ -212,6 +212,18 @@ impl PySimulator {
         self.with(|s| s.advance(by))
     }
 
+    /// Sets how far the `Date` header of every answer is off the simulator's clock, in
+    /// seconds (either sign; 0: not at all).
+    fn set_date_skew(&self, seconds: f64) -> PyResult<()> {
+        if !seconds.is_finite() || seconds.abs() > 1e11 {
+            return Err(PyValueError::new_err(
+                "seconds must be a finite number of seconds",
+            ));
+        }
+        let skew = chrono::TimeDelta::milliseconds((seconds * 1000.0) as i64);
+        self.with(|s| s.set_date_skew(skew))
+    }
+
     /// Adds a standalone host to a project; returns its id (None: no such project).
     fn add_host(&self, group_id: &str) -> PyResult<Option<String>> {
         self.with(|s| s.add_host(group_id))

@@ -1,6 +1,8 @@
 //! A world that gains and loses hosts while the simulator runs, as a real fleet does between
 //! two syncs: a host added answers its listings and measurements at once, a host removed is
-//! gone from its project's listing and answers 404 `HOST_NOT_FOUND`.
+//! gone from its project's listing and answers 404 `HOST_NOT_FOUND`. A host can also gain a
+//! partition or database of any name, as a server lists it (`..`, an empty name, a space:
+//! names a client cannot send back as a path segment).
 //!
 //! (A file of its own: the seeded world of `world.rs` is generated once, from the seed; these
 //! are changes a test makes to it afterwards.)
@@ -66,5 +68,44 @@ impl Simulator {
         let before = w.hosts.len();
         w.hosts.retain(|h| h.id != host_id);
         w.hosts.len() != before
+    }
+
+    /// Adds a partition named `name` to host `host_id` (a copy of its first partition, under
+    /// the new name), listed from now on. Returns whether there was such a host with a
+    /// partition.
+    ///
+    /// ```
+    /// use opsapi::sim::{SimConfig, Simulator};
+    /// let sim = Simulator::start(SimConfig::default()).unwrap();
+    /// let h = sim.world().hosts[0].id.clone();
+    /// assert!(sim.add_partition(&h, ".."));
+    /// assert!(sim.world().hosts[0].partitions.iter().any(|p| p.name == ".."));
+    /// ```
+    pub fn add_partition(&self, host_id: &str, name: &str) -> bool {
+        let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
+        let Some(host) = w.hosts.iter_mut().find(|h| h.id == host_id) else {
+            return false;
+        };
+        let Some(mut p) = host.partitions.first().cloned() else {
+            return false;
+        };
+        p.name = name.to_string();
+        host.partitions.push(p);
+        true
+    }
+
+    /// Adds a database named `name` to host `host_id` (a copy of its first database, under the
+    /// new name), listed from now on. Returns whether there was such a host with a database.
+    pub fn add_database(&self, host_id: &str, name: &str) -> bool {
+        let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
+        let Some(host) = w.hosts.iter_mut().find(|h| h.id == host_id) else {
+            return false;
+        };
+        let Some(mut d) = host.databases.first().cloned() else {
+            return false;
+        };
+        d.name = name.to_string();
+        host.databases.push(d);
+        true
     }
 }

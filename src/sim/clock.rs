@@ -8,11 +8,14 @@
 //! - the time since the simulator started ([`Clock::elapsed`]): nonce lifetimes and the rate
 //!   limiter's refill.
 //!
+//! The `Date` header is the calendar time plus a skew a test sets ([`Clock::date`]): a server
+//! whose clock is wrong while its data are not, as a misconfigured host or proxy answers.
+//!
 //! With a fixed `now` both stand still between calls to `advance`, so a test decides when a
 //! nonce goes stale, an acknowledgement runs out or a token comes back, whatever the load on
 //! the machine. On the wall clock, `advance` adds to it (a skew that only grows).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, TimeDelta, Utc};
@@ -23,6 +26,8 @@ pub(crate) struct Clock {
     started: Instant,
     /// Nanoseconds added by `advance`.
     advanced: AtomicU64,
+    /// Milliseconds the `Date` header is off the calendar time.
+    date_skew_ms: AtomicI64,
 }
 
 impl Clock {
@@ -31,6 +36,7 @@ impl Clock {
             fixed,
             started: Instant::now(),
             advanced: AtomicU64::new(0),
+            date_skew_ms: AtomicI64::new(0),
         }
     }
 
@@ -42,6 +48,17 @@ impl Clock {
     pub(crate) fn now(&self) -> DateTime<Utc> {
         let base = self.fixed.unwrap_or_else(Utc::now);
         base + TimeDelta::from_std(self.advanced()).unwrap_or(TimeDelta::MAX)
+    }
+
+    /// The time the `Date` header says: the calendar time plus the skew.
+    pub(crate) fn date(&self) -> DateTime<Utc> {
+        self.now() + TimeDelta::milliseconds(self.date_skew_ms.load(Ordering::SeqCst))
+    }
+
+    /// Sets how far the `Date` header is off the calendar time (zero: not at all).
+    pub(crate) fn set_date_skew(&self, skew: TimeDelta) {
+        self.date_skew_ms
+            .store(skew.num_milliseconds(), Ordering::SeqCst);
     }
 
     /// The time since the simulator started, as nonces and the rate limiter count it.
@@ -87,6 +104,18 @@ mod tests {
         c.advance(Duration::from_secs(90));
         assert_eq!(c.now(), t + TimeDelta::seconds(90));
         assert_eq!(c.elapsed(), Duration::from_secs(90));
+    }
+
+    #[test]
+    fn a_skewed_date_leaves_the_calendar_time_alone() {
+        let t = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+        let c = Clock::new(Some(t));
+        assert_eq!(c.date(), t);
+        c.set_date_skew(TimeDelta::days(365));
+        assert_eq!(c.date(), t + TimeDelta::days(365));
+        assert_eq!(c.now(), t);
+        c.set_date_skew(TimeDelta::zero());
+        assert_eq!(c.date(), t);
     }
 
     #[test]

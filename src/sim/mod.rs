@@ -583,6 +583,20 @@ impl Simulator {
         self.shared.clock.advance(by);
     }
 
+    /// Sets how far the `Date` header of every answer is off the simulator's clock (zero:
+    /// not at all): a server whose clock is wrong while its data are not, as a misconfigured
+    /// host or proxy answers. Windows and data still follow [`Simulator::now`].
+    ///
+    /// ```
+    /// use chrono::TimeDelta;
+    /// let sim = opsapi::sim::Simulator::start(opsapi::sim::SimConfig::default()).unwrap();
+    /// sim.set_date_skew(TimeDelta::days(365));
+    /// sim.set_date_skew(TimeDelta::zero());
+    /// ```
+    pub fn set_date_skew(&self, skew: chrono::TimeDelta) {
+        self.shared.clock.set_date_skew(skew);
+    }
+
     /// The one-shot faults still queued, oldest first.
     pub fn injected(&self) -> Vec<Fault> {
         self.shared.queue.faults()

@@ -447,10 +447,11 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<
     if let Some(d) = stall {
         tokio::time::sleep(d).await;
     }
-    Ok(to_response(reply, shape, shared.clock.now()))
+    Ok(to_response(reply, shape, shared.clock.date()))
 }
 
-/// `now` as an HTTP date (IMF-fixdate): the `Date` header, from the simulator's clock.
+/// `now` as an HTTP date (IMF-fixdate): the `Date` header, from the simulator's clock (and
+/// the skew a test set: `Simulator::set_date_skew`).
 fn http_date(now: DateTime<Utc>) -> String {
     now.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }

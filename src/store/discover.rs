@@ -15,7 +15,8 @@ use futures_util::stream::{self, StreamExt};
 use super::manifest::{HostState, Key, State};
 use super::sync::SyncReport;
 use super::Kind;
-use crate::api::measurements::{Granularity, Target};
+use crate::api::measurements::query::Granularity;
+use crate::api::measurements::target::Target;
 use crate::client::Client;
 use crate::error::Result;
 use crate::paging::ITEMS_PER_PAGE;
@@ -36,22 +37,24 @@ enum Listed {
 /// What discovery looks for.
 pub(crate) struct Scope<'a> {
     pub kinds: &'a [Kind],
-    pub granularity: Granularity,
+    /// The granularities the sync keeps: a target is one key at each.
+    pub granularities: &'a [Granularity],
     /// Only these projects (`None`: all).
     pub projects: Option<&'a [String]>,
     /// How often a known host's partitions and databases are listed again (ms).
     pub rediscover_ms: i64,
 }
 
-/// Discovers the targets of the scope's kinds at its granularity, updating what `state` knows
-/// of hosts and which targets are seen, and returns the targets to sync (every one seen).
+/// Discovers the targets of the scope's kinds at its granularities, updating what `state`
+/// knows of hosts and which targets are seen, and returns the targets to sync (every one seen,
+/// at each granularity).
 pub(crate) async fn discover(
     client: &Client,
     state: &mut State,
     scope: &Scope<'_>,
     report: &mut SyncReport,
 ) -> Result<Vec<Key>> {
-    let (kinds, granularity, rediscover_ms) = (scope.kinds, scope.granularity, scope.rediscover_ms);
+    let (kinds, rediscover_ms) = (scope.kinds, scope.rediscover_ms);
     let groups = client.groups().list().await?;
     report.requests += pages(groups.len());
     let now = client.server_time().timestamp_millis();
@@ -105,9 +108,12 @@ pub(crate) async fn discover(
         }
     }
 
-    // Partitions and databases of new hosts, and of known ones once per `rediscover`.
+    // Partitions and databases of new hosts, and of known ones once per `rediscover` (and
+    // whenever the last listing is dated after the server's now, beyond the `Date` header's
+    // jitter: a clock that was wrong must not keep them from being listed until then).
+    let future = now + super::CLOCK_TOLERANCE.as_millis() as i64;
     let due = |listed: Option<i64>, was_seen: bool| {
-        !was_seen || listed.is_none_or(|t| now - t >= rediscover_ms)
+        !was_seen || listed.is_none_or(|t| now - t >= rediscover_ms || t > future)
     };
     let mut asks: Vec<(String, String, Kind)> = Vec::new();
     for (g, h) in &listed_hosts {
@@ -187,20 +193,18 @@ pub(crate) async fn discover(
             hs.databases = names;
             hs.databases_listed = Some(now);
         }
+        let mut found: Vec<Target> = Vec::new();
         for kind in kinds {
             match kind {
-                Kind::Host => out.push(Key::new(&Target::host(g, h), granularity)),
-                Kind::Disk => out.extend(
-                    hs.partitions
-                        .iter()
-                        .map(|p| Key::new(&Target::disk(g, h, p), granularity)),
-                ),
-                Kind::Database => out.extend(
-                    hs.databases
-                        .iter()
-                        .map(|d| Key::new(&Target::database(g, h, d), granularity)),
-                ),
+                Kind::Host => found.push(Target::host(g, h)),
+                Kind::Disk => found.extend(hs.partitions.iter().map(|p| Target::disk(g, h, p))),
+                Kind::Database => {
+                    found.extend(hs.databases.iter().map(|d| Target::database(g, h, d)))
+                }
             }
+        }
+        for granularity in scope.granularities {
+            out.extend(found.iter().map(|t| Key::new(t, *granularity)));
         }
     }
 
@@ -209,7 +213,10 @@ pub(crate) async fn discover(
     let wanted: std::collections::BTreeSet<&Key> = out.iter().collect();
     let mut kept = Vec::new();
     for (key, t) in state.targets.iter_mut() {
-        if key.granularity != granularity.as_str()
+        if !scope
+            .granularities
+            .iter()
+            .any(|g| g.as_str() == key.granularity)
             || !kinds.contains(&key.kind)
             || !in_scope(&key.group_id)
         {

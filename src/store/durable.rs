@@ -190,6 +190,25 @@ pub(crate) async fn lock(root: &Path, wait: bool) -> Result<Lock> {
     }
 }
 
+/// Takes the store's writer lock from a thread that may block (`Store::vacuum`): waits for
+/// it, polling as [`lock`] does.
+pub(crate) fn lock_blocking(root: &Path) -> Result<Lock> {
+    let path = root.join(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| io(&path, e))?;
+    loop {
+        match fs4::FileExt::try_lock(&file) {
+            Ok(()) => return Ok(Lock { _file: file }),
+            Err(fs4::TryLockError::WouldBlock) => std::thread::sleep(Duration::from_millis(50)),
+            Err(fs4::TryLockError::Error(e)) => return Err(io(&path, e)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -118,15 +118,31 @@ pub(crate) fn encode(df: &mut DataFrame) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Reads a data file back (text keys), its columns in file order.
+/// Reads a data file back (text keys), its columns in file order; a file that is not one is
+/// an error naming it.
 pub(crate) fn read(path: &Path) -> Result<DataFrame> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let df = ParquetReader::new(file)
+    let bytes = std::fs::read(path).map_err(|e| Error::StoreFile {
+        path: path.to_path_buf(),
+        problem: match e.kind() {
+            std::io::ErrorKind::NotFound => "missing".into(),
+            _ => format!("cannot be read: {e}"),
+        },
+    })?;
+    from_bytes(path, bytes)
+}
+
+/// A data file's frame from its bytes (`path` names it in the error).
+pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<DataFrame> {
+    let bad = |problem: String| Error::StoreFile {
+        path: path.to_path_buf(),
+        problem,
+    };
+    let df = ParquetReader::new(std::io::Cursor::new(bytes))
         .finish()
-        .map_err(|e| Error::io(path, format!("not a readable store file: {e}")))?;
+        .map_err(|e| bad(format!("damaged: not a readable store file: {e}")))?;
     let mut df = df
         .select(FILE_COLUMNS)
-        .map_err(|e| Error::io(path, format!("not a store file: {e}")))?;
+        .map_err(|e| bad(format!("not a store file: {e}")))?;
     // A UTC-adjusted Parquet timestamp reads as "+00:00": the frames' zone is "UTC".
     let ms = df
         .column("timestamp")
@@ -173,6 +189,12 @@ pub(crate) fn by_month(m: &Measurements) -> Result<Vec<MonthPart>> {
 
 /// The rows of several file frames as one, sorted as a file is.
 pub(crate) fn merge(frames: Vec<DataFrame>) -> Result<DataFrame> {
+    let mut df = merge_unsorted(frames)?;
+    sort(&mut df)?;
+    Ok(df)
+}
+
+fn merge_unsorted(frames: Vec<DataFrame>) -> Result<DataFrame> {
     let mut out: Option<DataFrame> = None;
     for f in frames {
         match &mut out {
@@ -182,9 +204,38 @@ pub(crate) fn merge(frames: Vec<DataFrame>) -> Result<DataFrame> {
             }
         }
     }
-    let mut df = out.ok_or_else(|| Error::Internal("merging no files".into()))?;
+    out.ok_or_else(|| Error::Internal("merging no files".into()))
+}
+
+/// The rows of several file frames as one, each point once (the first frame's row kept
+/// where several hold the same series and timestamp), sorted as a file is.
+pub(crate) fn merge_unique(frames: Vec<DataFrame>) -> Result<DataFrame> {
+    let df = merge_unsorted(frames)?;
+    let key: Vec<String> = KEY_COLUMNS
+        .iter()
+        .filter(|c| **c != "units")
+        .chain(std::iter::once(&"timestamp"))
+        .map(|c| c.to_string())
+        .collect();
+    let mut df = df
+        .unique_stable(Some(&key), UniqueKeepStrategy::First, None)
+        .map_err(polars_err)?;
     sort(&mut df)?;
     Ok(df)
+}
+
+/// How many rows of a file frame have a timestamp within `first..=last` (milliseconds).
+pub(crate) fn count_between(df: &DataFrame, first: i64, last: i64) -> Result<u64> {
+    let ts = df
+        .column("timestamp")
+        .and_then(|c| c.cast(&DataType::Int64))
+        .map_err(polars_err)?;
+    let ts = ts.i64().map_err(polars_err)?;
+    Ok(ts
+        .iter()
+        .flatten()
+        .filter(|t| (first..=last).contains(t))
+        .count() as u64)
 }
 
 #[cfg(test)]

@@ -11,26 +11,36 @@
 //!   and the next sync starts from it (it is a consistent store: each target whole), so a
 //!   crash loses at most the targets written since the last checkpoint.
 //!
-//! Files that neither refers to (written after the last checkpoint of a killed sync, or
-//! replaced by a compaction whose sync died before deleting them) are removed when the next
-//! sync starts.
+//! Files a compaction replaced, or that left the store's window, are not deleted at once:
+//! they stay listed as *retired* (with when, by this machine's clock) for a grace period, so
+//! that a reader that read an older manifest (a `scan()` being collected, a LazyFrame taken
+//! before the sync) still finds every file it lists (Delta Lake's `VACUUM` retention).
+//! `Store::vacuum` removes them earlier by hand.
+//!
+//! Files that no manifest or checkpoint refers to, live or retired (written after the last
+//! checkpoint of a killed sync: no reader ever saw them) are removed when the next sync
+//! starts. Nothing is ever removed, or read, outside the store's folder (`contain`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::durable;
 use super::Kind;
-use crate::api::measurements::{Granularity, Target};
+use crate::api::measurements::query::Granularity;
+use crate::api::measurements::target::Target;
 use crate::error::{Error, Result};
 
 /// The manifest readers trust.
 pub(crate) const MANIFEST: &str = "MANIFEST.json";
 /// The writer's progress during a sync.
 pub(crate) const CHECKPOINT: &str = "CHECKPOINT.json";
-/// The manifest's format.
-const FORMAT: u32 = 1;
+/// The manifest's format: 2 records each file's checksum and modification time, the retired
+/// files, and each target's holes and gaps. Format 1 (no checksums) is read and upgraded.
+const FORMAT: u32 = 2;
+/// The oldest format this opsapi reads.
+const OLDEST_FORMAT: u32 = 1;
 
 /// A target of the store: what (kind, identifiers) at which granularity.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -81,6 +91,45 @@ pub(crate) struct FileEntry {
     /// The first and last timestamp in it, milliseconds since the epoch.
     pub first: i64,
     pub last: i64,
+    /// Its checksum (`xxh3:<16 hex digits>` of its bytes); none in a format-1 manifest until
+    /// the next sync records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
+    /// Its modification time as written (nanoseconds since the epoch): a sync reads again
+    /// only the files whose size or modification time changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified: Option<i64>,
+}
+
+/// A span of a target's points that the store lost (a file found missing or damaged) and asks
+/// the server for again: what its file held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Hole {
+    /// The file's first and last point, milliseconds.
+    pub first: i64,
+    pub last: i64,
+    /// The points it held.
+    pub rows: u64,
+}
+
+/// A span whose points the store lost and the server no longer had: recorded, never silent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Gap {
+    /// The lost file's first and last point, milliseconds.
+    pub first: i64,
+    pub last: i64,
+    /// Points lost (those the file held that the server did not answer again).
+    pub points: u64,
+}
+
+/// A file no longer live (replaced by a compaction, out of the window, or listed by an older
+/// manifest only), kept for the readers of older manifests until its grace period is over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Retired {
+    /// The path under the store's folder, `/`-separated.
+    pub name: String,
+    /// When it was retired, by this machine's clock (ms).
+    pub since: i64,
 }
 
 /// What the store knows of one target.
@@ -94,6 +143,10 @@ pub(crate) struct TargetState {
     pub seen: bool,
     /// Its live files, oldest first.
     pub files: Vec<FileEntry>,
+    /// Spans lost from the store, to ask again (kept until a request answers them).
+    pub holes: Vec<Hole>,
+    /// Spans lost that the server no longer had.
+    pub gaps: Vec<Gap>,
 }
 
 impl TargetState {
@@ -147,6 +200,8 @@ pub(crate) struct State {
     pub next_file: u64,
     pub targets: BTreeMap<Key, TargetState>,
     pub hosts: BTreeMap<(String, String), HostState>,
+    /// Files kept for readers of older manifests (see the module's documentation).
+    pub retired: Vec<Retired>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -158,6 +213,8 @@ struct ManifestJson {
     targets: Vec<TargetJson>,
     #[serde(default)]
     hosts: Vec<HostState>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    retired: Vec<Retired>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -172,6 +229,10 @@ struct TargetJson {
     last_sync: Option<i64>,
     seen: bool,
     files: Vec<FileEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    holes: Vec<Hole>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    gaps: Vec<Gap>,
 }
 
 impl State {
@@ -194,9 +255,12 @@ impl State {
                     last_sync: t.last_sync,
                     seen: t.seen,
                     files: t.files.clone(),
+                    holes: t.holes.clone(),
+                    gaps: t.gaps.clone(),
                 })
                 .collect(),
             hosts: self.hosts.values().cloned().collect(),
+            retired: self.retired.clone(),
         };
         serde_json::to_vec(&m).unwrap_or_default()
     }
@@ -205,9 +269,9 @@ impl State {
     pub(crate) fn from_json(path: &Path, bytes: &[u8]) -> Result<Self> {
         let bad = |m: String| Error::io(path, format!("not an opsapi store manifest: {m}"));
         let m: ManifestJson = serde_json::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
-        if m.format != FORMAT {
+        if !(OLDEST_FORMAT..=FORMAT).contains(&m.format) {
             return Err(bad(format!(
-                "format {} (this opsapi reads {FORMAT})",
+                "format {} (this opsapi reads {OLDEST_FORMAT} to {FORMAT})",
                 m.format
             )));
         }
@@ -229,6 +293,8 @@ impl State {
                 last_sync: t.last_sync,
                 seen: t.seen,
                 files: t.files,
+                holes: t.holes,
+                gaps: t.gaps,
             };
             targets.insert(key, state);
         }
@@ -242,15 +308,27 @@ impl State {
             next_file: m.next_file,
             targets,
             hosts,
+            retired: m.retired,
         })
     }
 
-    /// Every file the state refers to.
+    /// Every file the state refers to, live or retired.
     pub(crate) fn file_names(&self) -> BTreeSet<&str> {
         self.targets
             .values()
             .flat_map(|t| t.files.iter().map(|f| f.name.as_str()))
+            .chain(self.retired.iter().map(|r| r.name.as_str()))
             .collect()
+    }
+
+    /// Retires files at `now` (this machine's clock, ms): kept for older manifests' readers.
+    pub(crate) fn retire(&mut self, names: impl IntoIterator<Item = String>, now: i64) {
+        let known: BTreeSet<String> = self.retired.iter().map(|r| r.name.clone()).collect();
+        for name in names {
+            if !known.contains(&name) {
+                self.retired.push(Retired { name, since: now });
+            }
+        }
     }
 }
 
@@ -275,17 +353,30 @@ pub(crate) fn write(root: &Path, name: &str, state: &State) -> Result<()> {
 }
 
 /// The writer's start (under the lock): the state a killed sync left (its checkpoint, when
-/// newer than the manifest, becomes the manifest), with every file that state does not refer
-/// to removed.
-pub(crate) fn recover(root: &Path) -> Result<State> {
+/// newer than the manifest, becomes the manifest), with every file that no state refers to
+/// removed. The files the manifest listed and the checkpoint does not (replaced by the killed
+/// sync) are retired at `now` (this machine's clock, ms): readers of that manifest may still be
+/// reading them.
+pub(crate) fn recover(root: &Path, now: i64) -> Result<State> {
     let manifest = read(&root.join(MANIFEST))?.unwrap_or_default();
     let checkpoint_path = root.join(CHECKPOINT);
     let state = match read(&checkpoint_path)? {
-        Some(c) if c.generation > manifest.generation => {
-            durable::step(|| format!("rename {}", root.join(MANIFEST).display()));
-            std::fs::rename(&checkpoint_path, root.join(MANIFEST))
-                .map_err(|e| Error::io(&checkpoint_path, e))?;
-            durable::sync_dir(root)?;
+        Some(mut c) if c.generation > manifest.generation => {
+            let kept: BTreeSet<String> = c.file_names().into_iter().map(str::to_string).collect();
+            for r in &manifest.retired {
+                if !kept.contains(&r.name) {
+                    c.retired.push(r.clone());
+                }
+            }
+            let replaced: Vec<String> = manifest
+                .targets
+                .values()
+                .flat_map(|t| t.files.iter().map(|f| f.name.clone()))
+                .filter(|n| !kept.contains(n))
+                .collect();
+            c.retire(replaced, now);
+            write(root, MANIFEST, &c)?;
+            durable::remove(&checkpoint_path)?;
             c
         }
         Some(_) => {
@@ -294,54 +385,8 @@ pub(crate) fn recover(root: &Path) -> Result<State> {
         }
         None => manifest,
     };
-    collect_garbage(root, &state)?;
+    super::garbage::collect(root, &state)?;
     Ok(state)
-}
-
-/// Removes the files under the store's data folders that `state` does not refer to (and the
-/// temporary files a crash left), then the folders left empty.
-pub(crate) fn collect_garbage(root: &Path, state: &State) -> Result<()> {
-    let live: BTreeSet<PathBuf> = state
-        .file_names()
-        .into_iter()
-        .map(|n| root.join(n))
-        .collect();
-    if let Ok(entries) = std::fs::read_dir(root) {
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let path = e.path();
-            if name.starts_with("kind=") && path.is_dir() {
-                sweep(&path, &live)?;
-            } else if durable::is_temp(&name) {
-                durable::remove(&path)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// [`collect_garbage`] below one folder; returns whether the folder is left empty (and so
-/// removed).
-fn sweep(dir: &Path, live: &BTreeSet<PathBuf>) -> Result<bool> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
-    let mut empty = true;
-    for e in entries.flatten() {
-        let path = e.path();
-        if path.is_dir() {
-            if !sweep(&path, live)? {
-                empty = false;
-            }
-        } else if live.contains(&path) {
-            empty = false;
-        } else {
-            durable::remove(&path)?;
-        }
-    }
-    if empty {
-        durable::step(|| format!("rmdir {}", dir.display()));
-        let _ = std::fs::remove_dir(dir);
-    }
-    Ok(empty)
 }
 
 #[cfg(test)]
@@ -367,9 +412,25 @@ mod tests {
                     bytes: 100,
                     first: 1,
                     last: 7,
+                    checksum: Some("xxh3:00000000000000ff".into()),
+                    modified: Some(12),
+                }],
+                holes: vec![Hole {
+                    first: 1,
+                    last: 2,
+                    rows: 3,
+                }],
+                gaps: vec![Gap {
+                    first: 1,
+                    last: 2,
+                    points: 1,
                 }],
             },
         );
+        s.retired.push(Retired {
+            name: "kind=disk/old.parquet".into(),
+            since: 5,
+        });
         s.hosts.insert(
             ("g".into(), "h".into()),
             HostState {
@@ -410,6 +471,22 @@ mod tests {
     }
 
     #[test]
+    fn a_format_1_manifest_is_read_without_checksums() {
+        let v1 = br#"{"format":1,"generation":2,"next_file":3,"targets":[{"kind":"host",
+            "granularity":"PT1H","group_id":"g","host_id":"h","asked_until":7,"last_sync":8,
+            "seen":true,"files":[{"name":"kind=host/f.parquet","rows":4,"bytes":9,"first":1,
+            "last":7}]}]}"#;
+        let s = State::from_json(Path::new("m"), v1).unwrap();
+        let t = s.targets.values().next().unwrap();
+        assert_eq!(t.files[0].checksum, None);
+        assert!(t.holes.is_empty() && s.retired.is_empty());
+        // Written back, it is format 2.
+        assert!(String::from_utf8(s.to_json())
+            .unwrap()
+            .contains(r#""format":2"#));
+    }
+
+    #[test]
     fn a_newer_checkpoint_becomes_the_manifest_and_strays_go() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -424,7 +501,7 @@ mod tests {
         std::fs::write(&stray, b"x").unwrap();
         std::fs::write(root.join(".MANIFEST.json.tmp"), b"torn").unwrap();
         write(root, CHECKPOINT, &s).unwrap();
-        let got = recover(root).unwrap();
+        let got = recover(root, 100).unwrap();
         assert_eq!(got, s);
         assert_eq!(load(root).unwrap(), s);
         assert!(!root.join(CHECKPOINT).exists());
@@ -433,7 +510,39 @@ mod tests {
         // An older checkpoint (a sync that finished after writing it) is dropped.
         s.generation = 2;
         write(root, CHECKPOINT, &s).unwrap();
-        assert_eq!(recover(root).unwrap().generation, 4);
+        assert_eq!(recover(root, 100).unwrap().generation, 4);
         assert!(!root.join(CHECKPOINT).exists());
+    }
+
+    #[test]
+    fn files_a_killed_sync_replaced_are_retired_not_removed() {
+        // The manifest lists `a`; the killed sync's checkpoint replaced it by `b`. A reader of
+        // the manifest may be reading `a`: it stays, retired, until its grace period is over.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut s = sample();
+        s.retired.clear();
+        let t = s.targets.values_mut().next().unwrap();
+        t.files[0].name = "kind=disk/a.parquet".into();
+        write(root, MANIFEST, &s).unwrap();
+        let t = s.targets.values_mut().next().unwrap();
+        t.files[0].name = "kind=disk/b.parquet".into();
+        s.generation += 1;
+        write(root, CHECKPOINT, &s).unwrap();
+        std::fs::create_dir_all(root.join("kind=disk")).unwrap();
+        for f in ["a", "b"] {
+            std::fs::write(root.join(format!("kind=disk/{f}.parquet")), b"x").unwrap();
+        }
+        let got = recover(root, 100).unwrap();
+        assert_eq!(
+            got.retired,
+            [Retired {
+                name: "kind=disk/a.parquet".into(),
+                since: 100
+            }]
+        );
+        assert_eq!(load(root).unwrap(), got);
+        assert!(root.join("kind=disk/a.parquet").exists());
+        assert!(root.join("kind=disk/b.parquet").exists());
     }
 }

@@ -16,9 +16,16 @@
 //!   targets apart keeps every write and every compaction to one target's month (memory does
 //!   not grow with the fleet) and makes a target the unit a crash leaves whole.
 //! - Readers trust only `MANIFEST.json` ([`Store::files`], [`Store::read`], Python's
-//!   `Store.scan`); between syncs the folder holds exactly its files, so a glob
-//!   (`kind=disk/granularity=PT1H/**/*.parquet`) reads the same.
+//!   `Store.scan`): each reads one manifest's files from start to end, whatever syncs run
+//!   meanwhile, because a file that leaves the store stays on disk for a grace period (a day
+//!   by default; [`Store::vacuum`] removes them sooner). So a glob of the folder may read
+//!   such files too: readers take the manifest's list.
 //! - Crash-safe: see `durable` (files) and `manifest` (the manifest and the checkpoint).
+//! - Whole: the manifest records each file's size and checksum (`check`); a reader gets an
+//!   error naming a missing or damaged file, [`Store::check`] names every one, and a sync drops
+//!   them and asks the server again for their spans, recording what the server no longer had
+//!   as a gap.
+//! - Contained: nothing outside the store's folder is read or removed (`contain`).
 //!
 //! ```no_run
 //! # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
@@ -33,10 +40,15 @@
 //! # Ok(()) }
 //! ```
 
+mod check;
+mod contain;
 mod discover;
 mod durable;
 mod files;
+mod garbage;
+mod history;
 mod manifest;
+mod options;
 mod plan;
 pub(crate) mod sync;
 mod write;
@@ -45,10 +57,12 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
+pub use check::{FileProblem, StoreCheck};
 pub use durable::WRITE_HOOK_ENV;
-pub use sync::{SyncOptions, SyncReport, Targets};
+pub use options::{LostSpan, SyncOptions, SyncReport, Targets, CLOCK_TOLERANCE, DEFAULT_GRACE};
 
-use crate::api::measurements::{Granularity, Target};
+use crate::api::measurements::query::Granularity;
+use crate::api::measurements::target::Target;
 use crate::error::{Error, Result};
 use crate::frame::lists::Cols;
 use crate::frame::{key_dtype, polars_err, LONG_COLUMNS};
@@ -144,8 +158,8 @@ fn file_stem(key: &Key) -> String {
 
 /// A measurement store: a folder of hive-partitioned Parquet files and the manifest that says
 /// which are live. [`crate::api::measurements::MeasurementsApi::sync`] fills it; these methods
-/// read it, as its manifest says (any number of readers, while a sync runs too: they see the
-/// store as the last finished sync left it).
+/// read it, as its manifest says (any number of readers, while a sync runs too: each sees the
+/// store as the last finished sync left it, from start to end).
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
@@ -172,22 +186,76 @@ impl Store {
 
     /// The live data files of one kind at one granularity, as the manifest lists them (for
     /// readers that take a list of files: `polars.scan_parquet`, DuckDB's `read_parquet`,
-    /// Dask), each under `kind=/granularity=/group_id=/host_id=` folders.
+    /// Dask), each under `kind=/granularity=/group_id=/host_id=` folders. Each is checked first
+    /// (inside the store, present, of its recorded size, Parquet at both ends): a bad one is
+    /// an [`Error::StoreFile`] naming it, never a shorter list.
     pub fn files(&self, kind: Kind, granularity: Granularity) -> Result<Vec<PathBuf>> {
-        let state = manifest::load(&self.root)?;
-        Ok(state
-            .targets
-            .iter()
-            .filter(|(k, _)| k.kind == kind && k.granularity == granularity.as_str())
-            .flat_map(|(_, t)| t.files.iter().map(|f| self.root.join(&f.name)))
+        Ok(self
+            .snapshot(kind, granularity)?
+            .into_iter()
+            .map(|f| f.path)
             .collect())
+    }
+
+    /// The live files of one kind at one granularity in one manifest generation, each checked
+    /// for reading, with its target.
+    pub(crate) fn snapshot(&self, kind: Kind, granularity: Granularity) -> Result<Vec<Live>> {
+        let state = manifest::load(&self.root)?;
+        let mut root = contain::Root::new(&self.root);
+        let mut out = Vec::new();
+        for (key, t) in &state.targets {
+            if key.kind != kind || key.granularity != granularity.as_str() {
+                continue;
+            }
+            for f in &t.files {
+                let path =
+                    check::for_reading(&mut root, f).map_err(|problem| Error::StoreFile {
+                        path: self.root.join(&f.name),
+                        problem,
+                    })?;
+                out.push(Live {
+                    path,
+                    key: key.clone(),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every live file checked whole: inside the store, present, its recorded size and
+    /// checksum, a Parquet footer, its row count (SQLite's `integrity_check`). A bad file is a
+    /// problem in the result, named, never an error; nothing is changed (the next sync drops
+    /// it and asks the server again for its span).
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let check = opsapi::store::Store::new(dir.path().join("s")).check().unwrap();
+    /// assert!(check.ok());
+    /// ```
+    pub fn check(&self) -> Result<StoreCheck> {
+        check::check(&self.root)
+    }
+
+    /// Removes now the files that left the store (replaced by a compaction, or out of the
+    /// window) and that a sync keeps for a grace period for readers of older manifests (Delta
+    /// Lake's `VACUUM`). Call it when no reader is reading; it takes the writer's lock (waiting
+    /// for a sync). Returns how many files it removed.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// assert_eq!(opsapi::store::Store::new(dir.path().join("s")).vacuum().unwrap(), 0);
+    /// ```
+    pub fn vacuum(&self) -> Result<usize> {
+        garbage::vacuum(&self.root)
     }
 
     /// What the store holds, one row per target and granularity: `kind, granularity,
     /// group_id, host_id, partition_name, database_name` (Categorical), `first` and `last`
     /// (its first and last stored point), `last_sync` (when a sync last asked it, by the
     /// server's clock), `seen` (whether discovery still finds it), `points`, `files`,
-    /// `bytes`.
+    /// `bytes`, and what it lost: `gaps` and `points_lost` (spans of files found missing or
+    /// damaged that the server no longer had), `points_pending` (those still to be asked
+    /// again).
     pub fn targets(&self) -> Result<DataFrame> {
         let state = manifest::load(&self.root)?;
         let rows: Vec<(&Key, &manifest::TargetState)> = state.targets.iter().collect();
@@ -224,25 +292,37 @@ impl Store {
             rows.iter().map(|(_, t)| Some(t.files.len() as i64)),
         );
         c.i64("bytes", rows.iter().map(|(_, t)| Some(t.bytes() as i64)));
+        c.i64("gaps", rows.iter().map(|(_, t)| Some(t.gaps.len() as i64)));
+        c.i64(
+            "points_lost",
+            rows.iter()
+                .map(|(_, t)| Some(t.gaps.iter().map(|g| g.points as i64).sum())),
+        );
+        c.i64(
+            "points_pending",
+            rows.iter()
+                .map(|(_, t)| Some(t.holes.iter().map(|h| h.rows as i64).sum())),
+        );
         c.finish()
     }
 
     /// Every stored point of one kind at one granularity as one long frame (the columns and
-    /// dtypes of [`crate::frame::long_frame`]), read file by file. Python's `Store.scan` is
-    /// the lazy reader.
+    /// dtypes of [`crate::frame::long_frame`]), read file by file from one manifest. Python's
+    /// `Store.scan` is the lazy reader.
     pub fn read(&self, kind: Kind, granularity: Granularity) -> Result<DataFrame> {
-        let state = manifest::load(&self.root)?;
-        let files = state
-            .targets
-            .iter()
-            .filter(|(k, _)| k.kind == kind && k.granularity == granularity.as_str())
-            .flat_map(|(k, t)| t.files.iter().map(move |f| (k, f)));
-        crate::frame::stack_frames(files.map(|(k, f)| long_of_file(&self.root.join(&f.name), k)))
+        let files = self.snapshot(kind, granularity)?;
+        crate::frame::stack_frames(files.iter().map(|f| long_of_file(&f.path, &f.key)))
     }
 }
 
+/// One live file of a reader's snapshot: where it is (checked), and its target.
+pub(crate) struct Live {
+    pub(crate) path: PathBuf,
+    pub(crate) key: Key,
+}
+
 /// One data file as a long frame: the hive columns added, keys Categorical, columns in order.
-fn long_of_file(path: &Path, key: &Key) -> Result<DataFrame> {
+pub(crate) fn long_of_file(path: &Path, key: &Key) -> Result<DataFrame> {
     let df = files::read(path)?;
     let n = df.height();
     let mut columns = Vec::with_capacity(LONG_COLUMNS.len());

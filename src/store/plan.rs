@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 
-use super::manifest::{FileEntry, TargetState};
+use super::manifest::{FileEntry, Hole, TargetState};
 use crate::models::Measurements;
 
 /// Milliseconds in a second.
@@ -36,30 +36,82 @@ pub(crate) struct Ask {
 /// - Never from before the end of the last request by more than one step: a span the server
 ///   answered empty (it no longer holds that granularity there, or the host sent nothing) is
 ///   asked once, not again at every sync.
-/// - Never from before the store's window.
+/// - From one step before its earliest hole (a span the store lost: see `check`), so that
+///   the same request answers the hole again, its first point with its value (a hole wholly
+///   before the window is not asked: `holes_in_window`).
+/// - Never from before `lookback_ms` (the store's window at this granularity; for one kept
+///   for good, the longest window of the sync), unless the server's clock is not `trusted`
+///   (far ahead of this machine's): then a known target is asked from its last stored point
+///   whatever that clock says, so that no span is skipped because of it.
 pub(crate) fn ask(
     state: Option<&TargetState>,
     now_grid: i64,
-    window_ms: i64,
+    lookback_ms: i64,
     step_s: u64,
+    trusted: bool,
 ) -> Option<Ask> {
-    let oldest = now_grid - window_ms;
+    let step = step_s as i64 * MS;
+    let mut oldest = now_grid.saturating_sub(lookback_ms);
+    if !trusted {
+        if let Some(last) = state.and_then(TargetState::last) {
+            oldest = oldest.min(last);
+        }
+    }
     let mut start = oldest;
+    let mut hole_start = None;
     if let Some(s) = state {
-        if s.asked_until.is_some_and(|a| a >= now_grid) {
+        // Not bounded by the window: a hole that straddles its start is asked whole (its
+        // file would have stayed whole), so that only what the server no longer has is a gap.
+        hole_start = s.holes.iter().map(|h| h.first.saturating_sub(step)).min();
+        if hole_start.is_none() && s.asked_until.is_some_and(|a| a >= now_grid) {
             return None;
         }
         if let Some(last) = s.last() {
             start = start.max(last);
         }
         if let Some(asked) = s.asked_until {
-            start = start.max(asked - step_s as i64 * MS);
+            start = start.max(asked - step);
         }
     }
+    let start = hole_start.map_or(start, |h| h.min(start));
     (start < now_grid).then_some(Ask {
         start,
         end: now_grid,
     })
+}
+
+/// The holes of a target still worth asking: those with a point at or after `cutoff` (the
+/// start of the store's window, [`removal_cutoff`]: a hole wholly older would have left the
+/// window anyway: it is dropped, and is no gap).
+pub(crate) fn holes_in_window(holes: &[Hole], cutoff: i64) -> Vec<Hole> {
+    holes.iter().filter(|h| h.last >= cutoff).copied().collect()
+}
+
+/// An `asked_until` later than `limit` (the server's now and the clock tolerance) can only
+/// come from a clock that was wrong: it would keep the target from being asked until that
+/// time. It is brought back to the last stored point (none: forgotten), so that the target is
+/// asked from there. Returns whether it was repaired.
+pub(crate) fn repair_asked_until(state: &mut TargetState, limit: i64) -> bool {
+    match state.asked_until {
+        Some(a) if a > limit => {
+            state.asked_until = state.last().filter(|l| *l <= limit);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The instant before which a target's files may leave the store's window: the window back
+/// from the earliest of the server's now, this machine's now and the target's newest stored
+/// point, so that no one answer (a server's clock a year ahead) decides a removal.
+pub(crate) fn removal_cutoff(
+    server_now: i64,
+    local_now: i64,
+    newest: Option<i64>,
+    window_ms: i64,
+) -> i64 {
+    let now = server_now.min(local_now).min(newest.unwrap_or(i64::MAX));
+    now.saturating_sub(window_ms)
 }
 
 /// Keeps the points of every series of `m` whose timestamp is within `from..=to`, values
@@ -85,13 +137,36 @@ pub(crate) fn retain_window(m: &mut Measurements, from: i64, to: i64) -> usize {
 /// The points of `m` that are new to a target whose last stored point is `last`, asked with
 /// `ask`: after `last` (the overlapped point stays as stored: the answer's first point of a
 /// rate series is null and must not replace the value before it), within the request's
-/// window. Returns the number of points kept.
-pub(crate) fn new_points(m: &mut Measurements, last: Option<i64>, ask: Ask) -> usize {
+/// window, and those inside one of its `holes` (spans it lost, asked again). Returns the
+/// number of points kept.
+pub(crate) fn new_points(
+    m: &mut Measurements,
+    last: Option<i64>,
+    ask: Ask,
+    holes: &[Hole],
+) -> usize {
     let from = match last {
         Some(l) => l.saturating_add(1).max(ask.start),
         None => ask.start,
     };
-    retain_window(m, from, ask.end)
+    let wanted = |t: i64| {
+        (from..=ask.end).contains(&t) || holes.iter().any(|h| (h.first..=h.last).contains(&t))
+    };
+    let mut kept = 0;
+    for s in &mut m.series {
+        let mut ts = Vec::with_capacity(s.timestamps.len());
+        let mut vs = Vec::with_capacity(s.values.len());
+        for (t, v) in s.timestamps.iter().zip(&s.values) {
+            if wanted(*t) {
+                ts.push(*t);
+                vs.push(*v);
+            }
+        }
+        kept += ts.len();
+        s.timestamps = ts;
+        s.values = vs;
+    }
+    kept
 }
 
 /// The calendar month (UTC) of a timestamp, as `YYYY-MM`: the unit of the store's files.
@@ -163,6 +238,8 @@ mod tests {
                 bytes: 1,
                 first: l - H,
                 last: l,
+                checksum: None,
+                modified: None,
             });
         }
         s.asked_until = asked_until;
@@ -178,7 +255,7 @@ mod tests {
 
     #[test]
     fn a_new_target_is_asked_its_window() {
-        let a = ask(None, 100 * H, 35 * 24 * H, 3600).unwrap();
+        let a = ask(None, 100 * H, 35 * 24 * H, 3600, true).unwrap();
         assert_eq!((a.start, a.end), (100 * H - 35 * 24 * H, 100 * H));
     }
 
@@ -186,7 +263,7 @@ mod tests {
     fn a_known_target_is_asked_from_its_last_point_overlapping_by_one() {
         let s = state(Some(99 * H), Some(99 * H));
         assert_eq!(
-            ask(Some(&s), 100 * H, 35 * 24 * H, 3600),
+            ask(Some(&s), 100 * H, 35 * 24 * H, 3600, true),
             Some(Ask {
                 start: 99 * H,
                 end: 100 * H
@@ -197,10 +274,10 @@ mod tests {
     #[test]
     fn nothing_is_asked_when_nothing_can_be_new() {
         let s = state(Some(100 * H), Some(100 * H));
-        assert_eq!(ask(Some(&s), 100 * H, 35 * 24 * H, 3600), None);
+        assert_eq!(ask(Some(&s), 100 * H, 35 * 24 * H, 3600, true), None);
         // Asked up to now and answered empty: not asked again at the same time.
         let empty = state(None, Some(100 * H));
-        assert_eq!(ask(Some(&empty), 100 * H, 35 * 24 * H, 3600), None);
+        assert_eq!(ask(Some(&empty), 100 * H, 35 * 24 * H, 3600, true), None);
     }
 
     #[test]
@@ -208,12 +285,14 @@ mod tests {
         // Data up to hour 50, then answers empty up to hour 99: the next sync asks from one
         // step before hour 99, not from hour 50 again.
         let s = state(Some(50 * H), Some(99 * H));
-        let a = ask(Some(&s), 100 * H, 35 * 24 * H, 3600).unwrap();
+        let a = ask(Some(&s), 100 * H, 35 * 24 * H, 3600, true).unwrap();
         assert_eq!(a.start, 98 * H);
         // Never asked anything but answered empty: the same.
         let s = state(None, Some(99 * H));
         assert_eq!(
-            ask(Some(&s), 100 * H, 35 * 24 * H, 3600).unwrap().start,
+            ask(Some(&s), 100 * H, 35 * 24 * H, 3600, true)
+                .unwrap()
+                .start,
             98 * H
         );
     }
@@ -221,8 +300,91 @@ mod tests {
     #[test]
     fn never_before_the_window() {
         let s = state(Some(H), Some(H));
-        let a = ask(Some(&s), 1000 * H, 24 * H, 3600).unwrap();
+        let a = ask(Some(&s), 1000 * H, 24 * H, 3600, true).unwrap();
         assert_eq!(a.start, 976 * H);
+    }
+
+    #[test]
+    fn a_hole_is_asked_again_from_one_step_before_it_by_the_same_request() {
+        // Data up to hour 99, the file of hours 40..=50 lost: asked from hour 39, and even
+        // when nothing can be new at the end.
+        let mut s = state(Some(99 * H), Some(100 * H));
+        s.holes.push(Hole {
+            first: 40 * H,
+            last: 50 * H,
+            rows: 11,
+        });
+        let a = ask(Some(&s), 100 * H, 35 * 24 * H, 3600, true).unwrap();
+        assert_eq!((a.start, a.end), (39 * H, 100 * H));
+        // Kept: the hole's points and what is new, not the stored points between.
+        let ts: Vec<i64> = (39..=100).map(|h| h * H).collect();
+        let mut m = measurements(&ts);
+        assert_eq!(new_points(&mut m, Some(99 * H), a, &s.holes), 2 * (11 + 1));
+        assert_eq!(m.series[0].timestamps.first(), Some(&(40 * H)));
+        assert_eq!(m.series[0].timestamps.last(), Some(&(100 * H)));
+        // A hole wholly before the window is not asked (and is no gap).
+        assert!(holes_in_window(&s.holes, 76 * H).is_empty());
+        assert_eq!(holes_in_window(&s.holes, 50 * H).len(), 1);
+    }
+
+    #[test]
+    fn an_asked_until_after_the_servers_now_is_repaired() {
+        // A sync whose server said it was a year later asked up to then; with the clock
+        // right again the target would not be asked for a year.
+        let year = 365 * 24 * H;
+        let mut s = state(Some(99 * H), Some(100 * H + year));
+        assert_eq!(ask(Some(&s), 101 * H, 35 * 24 * H, 3600, true), None);
+        // Within the tolerance (a `Date` a second off) it stands.
+        assert!(!repair_asked_until(
+            &mut state(Some(99 * H), Some(100 * H)),
+            100 * H - 1000 + 300_000
+        ));
+        assert!(repair_asked_until(&mut s, 101 * H + 300_000));
+        assert_eq!(s.asked_until, Some(99 * H));
+        assert_eq!(
+            ask(Some(&s), 101 * H, 35 * 24 * H, 3600, true),
+            Some(Ask {
+                start: 99 * H,
+                end: 101 * H
+            })
+        );
+        assert!(!repair_asked_until(&mut s, 101 * H + 300_000));
+    }
+
+    #[test]
+    fn a_clock_not_trusted_never_skips_a_span() {
+        // The server says it is a year later: its window would start long after the last
+        // stored point. Not trusted, the target is asked from that point all the same.
+        let year = 365 * 24 * H;
+        let s = state(Some(99 * H), Some(99 * H));
+        let now = 100 * H + year;
+        assert_eq!(
+            ask(Some(&s), now, 48 * H, 3600, true).unwrap().start,
+            now - 48 * H
+        );
+        assert_eq!(
+            ask(Some(&s), now, 48 * H, 3600, false).unwrap().start,
+            99 * H
+        );
+    }
+
+    #[test]
+    fn no_one_clock_decides_a_removal() {
+        let (w, year) = (48 * H, 365 * 24 * H);
+        // All three agree: the window back from now.
+        assert_eq!(removal_cutoff(100 * H, 100 * H, Some(100 * H), w), 52 * H);
+        // A server a year ahead: this machine's clock and the newest point hold it back.
+        assert_eq!(
+            removal_cutoff(100 * H + year, 100 * H, Some(100 * H), w),
+            52 * H
+        );
+        // Both clocks ahead, the data not: the newest stored point holds it back.
+        assert_eq!(
+            removal_cutoff(100 * H + year, 100 * H + year, Some(100 * H), w),
+            52 * H
+        );
+        // A target with nothing stored: the clocks alone.
+        assert_eq!(removal_cutoff(100 * H, 90 * H, None, w), 42 * H);
     }
 
     fn measurements(ts: &[i64]) -> Measurements {
@@ -253,13 +415,13 @@ mod tests {
             start: 9 * H,
             end: 11 * H,
         };
-        assert_eq!(new_points(&mut m, Some(9 * H), a), 4);
+        assert_eq!(new_points(&mut m, Some(9 * H), a, &[]), 4);
         let s = &m.series[0];
         assert_eq!(s.timestamps, [10 * H, 11 * H]);
         assert_eq!(s.values, [Some(1.0), Some(2.0)]);
         // A first ask keeps everything in the window, the null first point included.
         let mut m = measurements(&[9 * H, 10 * H]);
-        assert_eq!(new_points(&mut m, None, a), 4);
+        assert_eq!(new_points(&mut m, None, a, &[]), 4);
         assert_eq!(m.series[0].values, [None, Some(1.0)]);
     }
 
@@ -270,7 +432,7 @@ mod tests {
             start: 9 * H,
             end: 11 * H,
         };
-        assert_eq!(new_points(&mut m, None, a), 2);
+        assert_eq!(new_points(&mut m, None, a, &[]), 2);
         assert_eq!(m.series[1].timestamps, [9 * H]);
     }
 
@@ -297,6 +459,8 @@ mod tests {
             bytes: 0,
             first: 0,
             last: 0,
+            checksum: None,
+            modified: None,
         }
     }
 
@@ -320,6 +484,8 @@ mod tests {
             bytes: 1,
             first,
             last,
+            checksum: None,
+            modified: None,
         };
         let files = [f(0, 10), f(11, 20), f(21, 30)];
         assert_eq!(expired(&files, 15), [0]);

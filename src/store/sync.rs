@@ -1,241 +1,149 @@
-//! A sync: take the lock, recover what a killed sync left, discover the targets, ask each only
-//! what is new (the fleet machinery: `fleet::spawned`, round-robin over projects, the client's
-//! pacing), write each target's new points on a blocking thread (compacting its month when it
-//! has enough files), checkpoint every few hundred targets, then drop what left the window and
-//! commit the manifest.
+//! A sync: take the lock, recover what a killed sync left, look at every file (dropping those
+//! missing or damaged: their spans become holes, asked again), discover the targets, ask each
+//! only what is new at each granularity kept (the fleet machinery: `fleet::spawned`,
+//! round-robin over projects, the client's pacing), write each target's new points on a
+//! blocking thread (compacting its month when it has enough files), checkpoint every few
+//! hundred targets, then retire what left the window and commit the manifest.
 //!
 //! Memory holds one answer per request in flight and one target being written per writer, never
 //! the whole fleet's points: what grows with the targets is the manifest (a few hundred bytes
 //! each).
+//!
+//! No single answer decides a removal: the window counts back from the earliest of the
+//! server's now, this machine's now and the target's newest stored point; a server whose clock
+//! is ahead of this machine's by more than [`CLOCK_TOLERANCE`] removes nothing (and is a
+//! warning); an `asked_until` after the server's now is repaired (`plan`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
-use super::manifest::{self, FileEntry, Key, State, TargetState, CHECKPOINT, MANIFEST};
+use super::manifest::{self, FileEntry, Gap, Hole, Key, State, TargetState, CHECKPOINT, MANIFEST};
+use super::options::Tier;
+pub use super::options::{LostSpan, SyncOptions, SyncReport, Targets, CLOCK_TOLERANCE};
 use super::write::{create_root, write_target, Written};
-use super::{discover, durable, plan, Kind, Store};
-use crate::api::measurements::{target_request, Granularity, MeasurementsQuery, Target};
+use super::{check, discover, durable, garbage, plan, Store};
+use crate::api::measurements::query::{Granularity, MeasurementsQuery};
+use crate::api::measurements::target::{target_request, Target};
+use crate::api::measurements::MeasurementsApi;
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::fleet::{Progress, ProgressFn, TargetFailure};
-use crate::iso8601::IsoDuration;
+use crate::fleet::{Progress, TargetFailure};
 use crate::models::Measurements;
 
-/// Which targets a sync asks.
-#[derive(Debug, Clone, Default)]
-pub enum Targets {
-    /// Every project, host, partition and database the key can see, discovered at each sync.
-    #[default]
-    All,
-    /// These targets (as a fleet pull takes them), and no discovery.
-    List(Vec<Target>),
-}
-
-/// How a sync runs: what to ask, at which granularity, how far back the store keeps data.
-///
-/// ```
-/// use opsapi::store::{Kind, SyncOptions};
-/// use opsapi::Granularity;
-/// let o = SyncOptions::new(Granularity::PT1H, "P35D".parse().unwrap())
-///     .kinds([Kind::Disk])
-///     .metrics(Kind::Disk, ["DISK_PARTITION_SPACE_USED"]);
-/// assert_eq!(o.kinds, [Kind::Disk]);
-/// assert!(o.wait);
-/// ```
-#[derive(Clone)]
-#[non_exhaustive]
-pub struct SyncOptions {
-    /// `Targets::All` (the default) or a list.
-    pub targets: Targets,
-    /// With `Targets::All`, only these projects (`None`: every project the key can see). The
-    /// store's targets of other projects are left as they are.
-    pub projects: Option<Vec<String>>,
-    /// The kinds of measurements discovery looks for (all three by default).
-    pub kinds: Vec<Kind>,
-    /// The granularity asked and stored.
-    pub granularity: Granularity,
-    /// How far back the store keeps data (whole days or hours: `P35D`).
-    pub window: IsoDuration,
-    /// Measurement names per kind; a kind not named gets every measurement.
-    pub metrics: Vec<(Kind, Vec<String>)>,
-    /// Wait for another sync of the same store to finish (`true`, the default), or fail at
-    /// once with [`Error::StoreLocked`].
-    pub wait: bool,
-    /// How often discovery lists a known host's partitions and databases again (a day by
-    /// default; new hosts are always listed).
-    pub rediscover: Duration,
-    /// Called after each target's data request.
-    pub progress: Option<ProgressFn>,
-}
-
-impl std::fmt::Debug for SyncOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SyncOptions")
-            .field("targets", &self.targets)
-            .field("projects", &self.projects)
-            .field("kinds", &self.kinds)
-            .field("granularity", &self.granularity)
-            .field("window", &self.window)
-            .field("metrics", &self.metrics)
-            .field("wait", &self.wait)
-            .field("rediscover", &self.rediscover)
-            .field("progress", &self.progress.is_some())
-            .finish()
+// `client.measurements().sync(..)`: the handle is the API's, the workflow the store's (the
+// API layer never imports the store).
+impl MeasurementsApi<'_> {
+    /// Syncs a measurement store: asks each target only what the store does not hold yet
+    /// (from its last stored point, overlapping by one), writes it crash-safely, compacts,
+    /// and drops what left the store's window. With `Targets::All` (the default) it first
+    /// discovers every project, host, partition and database the key can see. One writer at a
+    /// time: it waits for another sync of the same store, or with `wait(false)` fails at once
+    /// with [`Error::StoreLocked`]. A target whose request fails is reported in
+    /// [`crate::store::SyncReport::failed`] and asked again next time; it fails nothing else.
+    /// With [`SyncOptions::keep`], each target is kept at several granularities, each with
+    /// its own window.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// use opsapi::store::{Store, SyncOptions};
+    /// use opsapi::Granularity;
+    /// let store = Store::new("fleet-store");
+    /// let options = SyncOptions::new(Granularity::PT1H, "P35D".parse().unwrap());
+    /// let report = client.measurements().sync(&store, &options).await?;
+    /// println!("{} updated, {} data requests", report.updated.len(), report.data_requests);
+    /// # Ok(()) }
+    /// ```
+    pub async fn sync(&self, store: &Store, options: &SyncOptions) -> Result<SyncReport> {
+        run(self.client, store, options).await
     }
 }
 
-impl SyncOptions {
-    /// Every target the key can see, every measurement, at `granularity`, keeping `window`.
-    pub fn new(granularity: Granularity, window: IsoDuration) -> Self {
-        Self {
-            targets: Targets::All,
-            projects: None,
-            kinds: Kind::ALL.to_vec(),
-            granularity,
-            window,
-            metrics: Vec::new(),
-            wait: true,
-            rediscover: Duration::from_secs(86_400),
-            progress: None,
-        }
-    }
-    /// Only these targets (no discovery).
-    pub fn targets(mut self, targets: Vec<Target>) -> Self {
-        self.targets = Targets::List(targets);
-        self
-    }
-    /// With `Targets::All`, only these projects.
-    pub fn projects<I, S>(mut self, group_ids: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.projects = Some(group_ids.into_iter().map(Into::into).collect());
-        self
-    }
-    /// The kinds discovery looks for.
-    pub fn kinds(mut self, kinds: impl IntoIterator<Item = Kind>) -> Self {
-        self.kinds = kinds.into_iter().collect();
-        self
-    }
-    /// Only these measurements of `kind`.
-    pub fn metrics<I, S>(mut self, kind: Kind, names: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.metrics.retain(|(k, _)| *k != kind);
-        self.metrics
-            .push((kind, names.into_iter().map(Into::into).collect()));
-        self
-    }
-    /// Waits for the lock (`true`) or fails at once.
-    pub fn wait(mut self, wait: bool) -> Self {
-        self.wait = wait;
-        self
-    }
-    /// How often known hosts' partitions and databases are listed again.
-    pub fn rediscover(mut self, every: Duration) -> Self {
-        self.rediscover = every;
-        self
-    }
-    /// A callback after each target's data request.
-    pub fn progress(mut self, f: impl Fn(Progress<'_>) + Send + Sync + 'static) -> Self {
-        self.progress = Some(Arc::new(f));
-        self
-    }
-
-    /// The window in milliseconds, checked: whole seconds, at least one step.
-    fn window_ms(&self) -> Result<i64> {
-        let secs = self
-            .window
-            .fixed_seconds()
-            .filter(|s| *s >= self.granularity.seconds() as f64)
-            .ok_or_else(|| {
-                Error::invalid_argument(
-                    "window",
-                    format!(
-                        "`{}` is not a fixed duration of at least one {} step: use days or \
-                         hours, e.g. P35D",
-                        self.window, self.granularity
-                    ),
-                )
-            })?;
-        Ok((secs * 1000.0) as i64)
-    }
-
-    fn query(&self, kind: Kind, ask: plan::Ask) -> MeasurementsQuery {
-        let at = |ms| chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default();
-        let q = MeasurementsQuery::range(self.granularity, at(ask.start), at(ask.end));
-        match self.metrics.iter().find(|(k, _)| *k == kind) {
-            Some((_, names)) => q.metrics(names.clone()),
-            None => q,
-        }
-    }
-}
-
-/// What a sync did.
-#[derive(Debug, Default)]
-#[non_exhaustive]
-pub struct SyncReport {
-    /// Targets the store met for the first time.
-    pub new: Vec<Target>,
-    /// Known targets that got new points.
-    pub updated: Vec<Target>,
-    /// Known targets with nothing new (not asked, or answered with nothing new).
-    pub unchanged: Vec<Target>,
-    /// Targets whose request failed (404, 5xx after retries, ...): nothing of theirs changed,
-    /// and the next sync asks them again.
-    pub failed: Vec<TargetFailure>,
-    /// Listings of discovery that failed (their path), and why.
-    pub listings_failed: Vec<(String, Error)>,
-    /// Targets discovery no longer sees (removed from the server); their data is kept.
-    pub no_longer_seen: Vec<Target>,
-    /// API requests sent (pages of listings and data requests; retries not counted).
-    pub requests: u64,
-    /// Of which measurement requests.
-    pub data_requests: u64,
-    /// Data points added to the store.
-    pub points_added: u64,
-    /// Bytes of data files written (compactions included).
-    pub bytes_written: u64,
-    /// Data files removed: replaced by a compaction, or out of the window.
-    pub files_removed: u64,
-    /// Wall time of the sync.
-    pub seconds: f64,
-}
-
-/// What the store asks of one target in this sync.
+/// What the store asks of one target at one granularity in this sync.
 pub(super) struct Plan {
     pub(super) key: Key,
     pub(super) target: Target,
+    pub(super) granularity: Granularity,
     pub(super) ask: plan::Ask,
     /// Its files before this sync.
     pub(super) files: Vec<FileEntry>,
+    /// The spans it lost that this request answers again.
+    pub(super) holes: Vec<Hole>,
     pub(super) is_new: bool,
 }
 
 /// Targets updated between two checkpoints, at most (and a quarter of a smaller sync's).
 const CHECKPOINT_EVERY: usize = 256;
+/// A sync of fewer targets writes no checkpoint: a crash loses at most their requests, and a
+/// checkpoint (three fsyncs) would cost more than asking them again (a daily sync of one
+/// target at two granularities took 3 times as long with its two checkpoints).
+const CHECKPOINT_MIN: usize = 16;
 /// Time between two checkpoints, at most (while targets are being updated).
 const CHECKPOINT_SECS: u64 = 10;
 /// Targets written at once, each on a blocking thread: their fsyncs overlap (see
 /// `durable::sync_dirs`), and each holds one target's new points.
 const WRITERS: usize = 16;
 
-/// The sync behind [`crate::api::measurements::MeasurementsApi::sync`].
+/// This machine's clock, in milliseconds.
+fn local_now() -> i64 {
+    Utc::now().timestamp_millis()
+}
+
+/// The two clocks of a sync: the server's (its answers' `Date`) and this machine's.
+#[derive(Debug, Clone, Copy)]
+struct Clocks {
+    server: i64,
+    local: i64,
+}
+
+impl Clocks {
+    fn skew(&self) -> i64 {
+        self.server - self.local
+    }
+    /// Whether the server's clock is ahead by more than the tolerance: removals by the window
+    /// are suspended (a clock behind only removes less: the window counts from the earliest).
+    fn server_ahead(&self) -> bool {
+        self.skew() > CLOCK_TOLERANCE.as_millis() as i64
+    }
+    /// The warning of a server clock too far ahead. One behind is not warned of: the window
+    /// then counts from the server's earlier now, and removes less, never more.
+    fn warning(&self) -> Option<String> {
+        let tolerance = CLOCK_TOLERANCE.as_millis() as u64;
+        self.server_ahead().then(|| {
+            format!(
+                "the server's clock is {} ahead of this machine's (more than the {} \
+                 tolerated): nothing left the store's window in this sync",
+                human_duration(self.skew().unsigned_abs()),
+                human_duration(tolerance)
+            )
+        })
+    }
+}
+
+/// `3 d 4 h`, `12 min`, `40 s`: a duration for people.
+fn human_duration(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..=119 => format!("{s} s"),
+        120..=7199 => format!("{} min", s / 60),
+        7200..=172_799 => format!("{} h", s / 3600),
+        _ => format!("{} d {} h", s / 86_400, s % 86_400 / 3600),
+    }
+}
+
+/// The sync behind [`MeasurementsApi::sync`].
 pub(crate) async fn run(
     client: &Client,
     store: &Store,
     options: &SyncOptions,
 ) -> Result<SyncReport> {
     let started = Instant::now();
-    let window_ms = options.window_ms()?;
+    let tiers = options.tiers()?;
     if options.kinds.is_empty() {
         return Err(Error::invalid_argument(
             "kind",
@@ -244,10 +152,14 @@ pub(crate) async fn run(
     }
     // Every measurement name is one the server's flavour has, before anything is sent.
     for (kind, names) in &options.metrics {
-        crate::api::measurements::check_metric_names(client.flavour(), kind.as_str(), names)?;
+        crate::api::measurements::target::check_metric_names(
+            client.flavour(),
+            kind.as_str(),
+            names,
+        )?;
     }
     if let Targets::List(list) = &options.targets {
-        // Every identifier checked before anything is sent or written.
+        // Every identifier given checked before anything is sent or written.
         let q = MeasurementsQuery::period(options.granularity, options.window);
         for t in list {
             target_request(t, &q)?;
@@ -260,20 +172,31 @@ pub(crate) async fn run(
     })
     .await?;
     let _lock = durable::lock(&root, options.wait).await?;
-    let mut state = blocking({
+    let (mut state, bad) = blocking({
         let root = root.clone();
-        move || manifest::recover(&root)
+        move || {
+            let mut state = manifest::recover(&root, local_now())?;
+            let bad = check::verify_live(&root, &mut state);
+            Ok((state, bad))
+        }
     })
     .await?;
     let mut report = SyncReport::default();
-    let step = options.granularity.seconds();
+    for (name, problem) in bad {
+        report.warnings.push(format!(
+            "{}: {problem}; dropped from the manifest, its span asked of the server again \
+             (where the store's window still holds it)",
+            root.join(name).display()
+        ));
+    }
 
+    let granularities: Vec<Granularity> = tiers.iter().map(|t| t.granularity).collect();
     let keys: Vec<Key> = match &options.targets {
         Targets::All => {
             let rediscover = i64::try_from(options.rediscover.as_millis()).unwrap_or(i64::MAX);
             let scope = discover::Scope {
                 kinds: &options.kinds,
-                granularity: options.granularity,
+                granularities: &granularities,
                 projects: options.projects.as_deref(),
                 rediscover_ms: rediscover,
             };
@@ -285,36 +208,79 @@ pub(crate) async fn run(
                 report.requests += 1;
                 let _ = client.groups().get(t.group_id()).await;
             }
-            let mut keys: Vec<Key> = list
+            let mut keys: Vec<Key> = granularities
                 .iter()
-                .map(|t| Key::new(t, options.granularity))
+                .flat_map(|g| list.iter().map(|t| Key::new(t, *g)))
                 .collect();
             keys.sort();
             keys.dedup();
             keys
         }
     };
-    let now = client.server_time().timestamp_millis();
-    let now_grid = plan::grid_floor(now, step);
+    let clocks = Clocks {
+        server: client.server_time().timestamp_millis(),
+        local: local_now(),
+    };
+    report.warnings.extend(clocks.warning());
 
+    let by_granularity: BTreeMap<&'static str, Tier> =
+        tiers.iter().map(|t| (t.granularity.as_str(), *t)).collect();
     let mut plans = Vec::new();
+    let mut repaired = 0;
     for key in keys {
+        let Some(tier) = by_granularity.get(key.granularity) else {
+            continue;
+        };
+        let step = tier.granularity.seconds();
+        let now_grid = plan::grid_floor(clocks.server, step);
+        let known = state.targets.get_mut(&key);
+        let is_new = known.is_none();
+        let holes = match known {
+            Some(t) => {
+                let limit = clocks.server + CLOCK_TOLERANCE.as_millis() as i64;
+                if plan::repair_asked_until(t, limit) {
+                    repaired += 1;
+                }
+                // Holes that left the window are dropped, by the rule of every removal (and
+                // none while the server's clock is too far ahead to be trusted).
+                if let (Some(w), false) = (tier.window_ms, clocks.server_ahead()) {
+                    let cutoff = plan::removal_cutoff(now_grid, clocks.local, t.last(), w);
+                    t.holes = plan::holes_in_window(&t.holes, cutoff);
+                }
+                t.holes.clone()
+            }
+            None => Vec::new(),
+        };
         let known = state.targets.get(&key);
-        match plan::ask(known, now_grid, window_ms, step) {
+        match plan::ask(
+            known,
+            now_grid,
+            tier.lookback_ms,
+            step,
+            !clocks.server_ahead(),
+        ) {
             Some(ask) => plans.push(Plan {
                 target: key.target(),
+                granularity: tier.granularity,
                 files: known.map(|k| k.files.clone()).unwrap_or_default(),
-                is_new: known.is_none(),
+                holes,
+                is_new,
                 key,
                 ask,
             }),
             None => {
                 report.unchanged.push(key.target());
                 if let Some(t) = state.targets.get_mut(&key) {
-                    t.last_sync = Some(now);
+                    t.last_sync = Some(clocks.server);
                 }
             }
         }
+    }
+    if repaired > 0 {
+        report.warnings.push(format!(
+            "{repaired} targets had been asked up to a time after the server's now (a clock \
+             that was wrong): asked again from their last stored point"
+        ));
     }
 
     let dirty = fetch_and_write(
@@ -323,72 +289,100 @@ pub(crate) async fn run(
         options,
         &mut state,
         plans,
-        now,
-        now_grid,
+        clocks,
         &mut report,
     )
     .await?;
 
-    // What left the window: whole files older than its start.
-    let cutoff = now_grid - window_ms;
+    // What left the window: whole files older than its start, retired (kept for the readers
+    // of older manifests), unless the server's clock is too far ahead to be trusted.
     let mut gone: Vec<String> = Vec::new();
-    for (key, t) in state.targets.iter_mut() {
-        if key.granularity != options.granularity.as_str() {
-            continue;
-        }
-        for i in plan::expired(&t.files, cutoff).into_iter().rev() {
-            gone.push(t.files.remove(i).name);
+    if !clocks.server_ahead() {
+        for (key, t) in state.targets.iter_mut() {
+            let Some(window_ms) = by_granularity
+                .get(key.granularity)
+                .and_then(|t| t.window_ms)
+            else {
+                continue;
+            };
+            let step = by_granularity[key.granularity].granularity.seconds();
+            let server = plan::grid_floor(clocks.server, step);
+            let cutoff = plan::removal_cutoff(server, clocks.local, t.last(), window_ms);
+            for i in plan::expired(&t.files, cutoff).into_iter().rev() {
+                gone.push(t.files.remove(i).name);
+            }
+            t.gaps.retain(|g| g.last >= cutoff);
         }
     }
     report.files_removed += gone.len() as u64;
+    state.retire(gone, clocks.local);
+    // A target no longer seen is so at each granularity: said once.
+    let mut said = BTreeSet::new();
+    report
+        .no_longer_seen
+        .retain(|t| said.insert(Key::new(t, Granularity::PT1H)));
     state.generation += 1;
-    blocking(move || {
+    let grace = i64::try_from(options.grace.as_millis()).unwrap_or(i64::MAX);
+    let warnings = blocking(move || {
+        let expired = garbage::expire_retired(&root, &mut state, clocks.local, grace);
         durable::sync_dirs(&dirty)?;
         manifest::write(&root, MANIFEST, &state)?;
         durable::remove(&root.join(CHECKPOINT))?;
-        for name in &gone {
-            durable::remove(&root.join(name))?;
+        for path in &expired.remove {
+            durable::remove(path)?;
         }
-        // Folders left empty, and files a compaction replaced.
-        manifest::collect_garbage(&root, &state)
+        // Folders left empty, and files no manifest refers to.
+        garbage::collect(&root, &state)?;
+        Ok(expired.warnings)
     })
     .await?;
+    report.warnings.extend(warnings);
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
 
 /// Asks every planned target (round-robin over projects, `max_concurrency` at once, paced),
 /// writes the new points of each on a blocking thread, and applies each result to `state`,
-/// checkpointing as it goes. Returns the folders written since the last checkpoint (to fsync
-/// before the manifest refers to their files).
-#[allow(clippy::too_many_arguments)]
+/// checkpointing as it goes. A target whose identifiers cannot be sent fails alone. Returns the
+/// folders written since the last checkpoint (to fsync before the manifest refers to their
+/// files).
 async fn fetch_and_write(
     client: &Client,
     root: &Path,
     options: &SyncOptions,
     state: &mut State,
     plans: Vec<Plan>,
-    now: i64,
-    now_grid: i64,
+    clocks: Clocks,
     report: &mut SyncReport,
 ) -> Result<Vec<PathBuf>> {
-    let requests = plans
-        .iter()
-        .map(|p| target_request(&p.target, &options.query(p.key.kind, p.ask)))
-        .collect::<Result<Vec<_>>>()?;
+    let mut requests = Vec::with_capacity(plans.len());
+    let mut sendable = Vec::with_capacity(plans.len());
+    for p in plans {
+        match target_request(&p.target, &options.query(p.granularity, p.key.kind, p.ask)) {
+            Ok(r) => {
+                requests.push(r);
+                sendable.push(p);
+            }
+            Err(error) => report.failed.push(TargetFailure {
+                target: p.target,
+                error,
+            }),
+        }
+    }
+    let plans = sendable;
     report.requests += requests.len() as u64;
     report.data_requests += requests.len() as u64;
     let targets: Vec<Target> = plans.iter().map(|p| p.target.clone()).collect();
     let order = crate::fleet::fetch_order(&targets);
     let plans = Arc::new(plans);
-    let lasts: Vec<(Option<i64>, plan::Ask)> = plans
+    let asked: Vec<(Option<i64>, plan::Ask, Vec<Hole>)> = plans
         .iter()
-        .map(|p| (p.files.iter().map(|f| f.last).max(), p.ask))
+        .map(|p| (p.files.iter().map(|f| f.last).max(), p.ask, p.holes.clone()))
         .collect();
     // Decoding and keeping the new points run in the request's own task.
     let results = crate::fleet::spawned(client, requests, order, move |i, mut m: Measurements| {
-        let (last, ask) = lasts[i];
-        let n = plan::new_points(&mut m, last, ask);
+        let (last, ask, holes) = &asked[i];
+        let n = plan::new_points(&mut m, *last, *ask, holes);
         Ok((m, n))
     });
     let mut results = std::pin::pin!(results);
@@ -398,8 +392,16 @@ async fn fetch_and_write(
     let mut since_checkpoint = 0;
     let mut last_checkpoint = Instant::now();
     let total = plans.len();
-    let every = (total / 4).clamp(1, CHECKPOINT_EVERY);
+    let every = if total < CHECKPOINT_MIN {
+        usize::MAX
+    } else {
+        (total / 4).clamp(1, CHECKPOINT_EVERY)
+    };
     let mut done = 0;
+    let cx = Settle {
+        plans: &plans,
+        clocks,
+    };
     while let Some((i, result)) = results.next().await {
         done += 1;
         if let Some(progress) = &options.progress {
@@ -416,24 +418,22 @@ async fn fetch_and_write(
                 error,
             }),
             Ok((_, 0)) => {
-                apply(
-                    state,
-                    &plans[i],
-                    Written::default(),
-                    now,
-                    report,
-                    &mut dirty,
-                );
+                let w = Written {
+                    hole_points: vec![0; plans[i].holes.len()],
+                    ..Written::default()
+                };
+                cx.apply(state, i, w, report, &mut dirty);
                 since_checkpoint += 1;
             }
             Ok((m, _)) => {
                 if writers.len() >= WRITERS {
                     if let Some((j, w)) = writers.next().await {
-                        settle(state, &plans, j, w, now, report, &mut dirty);
+                        cx.settle(state, j, w, report, &mut dirty);
                         since_checkpoint += 1;
                     }
                 }
                 let (root, plans, seq) = (root.to_path_buf(), plans.clone(), seq.clone());
+                let now_grid = plans[i].ask.end;
                 writers.push(async move {
                     let w = blocking(move || write_target(&root, &plans[i], m, &seq, now_grid));
                     (i, w.await)
@@ -451,61 +451,100 @@ async fn fetch_and_write(
         }
     }
     while let Some((j, w)) = writers.next().await {
-        settle(state, &plans, j, w, now, report, &mut dirty);
+        cx.settle(state, j, w, report, &mut dirty);
     }
     state.next_file = seq.load(Ordering::SeqCst);
     Ok(dirty.into_iter().collect())
 }
 
-/// Applies a writer's result; a failed write is reported as its target's failure (nothing of
-/// it is in the state, and the next sync asks it again).
-fn settle(
-    state: &mut State,
-    plans: &[Plan],
-    i: usize,
-    written: Result<Written>,
-    now: i64,
-    report: &mut SyncReport,
-    dirty: &mut BTreeSet<PathBuf>,
-) {
-    match written {
-        Ok(w) => apply(state, &plans[i], w, now, report, dirty),
-        Err(error) => report.failed.push(TargetFailure {
-            target: plans[i].target.clone(),
-            error,
-        }),
-    }
+/// What applying a target's result needs besides the result.
+struct Settle<'a> {
+    plans: &'a [Plan],
+    clocks: Clocks,
 }
 
-/// One target's answer in the state: its files, how far it was asked, when.
-fn apply(
-    state: &mut State,
-    plan: &Plan,
-    w: Written,
-    now: i64,
-    report: &mut SyncReport,
-    dirty: &mut BTreeSet<PathBuf>,
-) {
-    dirty.extend(w.dirs);
-    let t = state
-        .targets
-        .entry(plan.key.clone())
-        .or_insert_with(TargetState::fresh);
-    t.files.retain(|f| !w.removed.contains(&f.name));
-    t.files.extend(w.added);
-    t.files
-        .sort_by(|a, b| (a.first, &a.name).cmp(&(b.first, &b.name)));
-    t.asked_until = Some(t.asked_until.unwrap_or(plan.ask.end).max(plan.ask.end));
-    t.last_sync = Some(now);
-    report.points_added += w.points;
-    report.bytes_written += w.bytes;
-    report.files_removed += w.removed.len() as u64;
-    if plan.is_new {
-        report.new.push(plan.target.clone());
-    } else if w.points > 0 {
-        report.updated.push(plan.target.clone());
-    } else {
-        report.unchanged.push(plan.target.clone());
+impl Settle<'_> {
+    /// Applies a writer's result; a failed write is reported as its target's failure (nothing
+    /// of it is in the state, and the next sync asks it again).
+    fn settle(
+        &self,
+        state: &mut State,
+        i: usize,
+        written: Result<Written>,
+        report: &mut SyncReport,
+        dirty: &mut BTreeSet<PathBuf>,
+    ) {
+        match written {
+            Ok(w) => self.apply(state, i, w, report, dirty),
+            Err(error) => report.failed.push(TargetFailure {
+                target: self.plans[i].target.clone(),
+                error,
+            }),
+        }
+    }
+
+    /// One target's answer in the state: its files (those replaced retired), how far it was
+    /// asked, when, and its holes answered: a hole the server no longer had (fully) is a gap.
+    fn apply(
+        &self,
+        state: &mut State,
+        i: usize,
+        w: Written,
+        report: &mut SyncReport,
+        dirty: &mut BTreeSet<PathBuf>,
+    ) {
+        let plan = &self.plans[i];
+        dirty.extend(w.dirs);
+        state.retire(w.removed.iter().cloned(), self.clocks.local);
+        let t = state
+            .targets
+            .entry(plan.key.clone())
+            .or_insert_with(TargetState::fresh);
+        t.files.retain(|f| !w.removed.contains(&f.name));
+        t.files.extend(w.added);
+        t.files
+            .sort_by(|a, b| (a.first, &a.name).cmp(&(b.first, &b.name)));
+        // How far the target is known to be asked: the request's end, or, when the server's
+        // clock is too far ahead to be trusted, only as far as the points it answered (an
+        // empty span up to a wrong now is not taken as empty).
+        let end = if self.clocks.server_ahead() {
+            t.last()
+        } else {
+            Some(plan.ask.end)
+        };
+        if let Some(end) = end {
+            t.asked_until = Some(t.asked_until.unwrap_or(end).max(end));
+        }
+        t.last_sync = Some(self.clocks.server);
+        for (hole, got) in plan.holes.iter().zip(&w.hole_points) {
+            if *got < hole.rows {
+                let gap = Gap {
+                    first: hole.first,
+                    last: hole.last,
+                    points: hole.rows - got,
+                };
+                t.gaps.push(gap);
+                let at = |ms| DateTime::<Utc>::from_timestamp_millis(ms).unwrap_or_default();
+                report.gaps.push(LostSpan {
+                    target: plan.target.clone(),
+                    granularity: plan.granularity,
+                    first: at(gap.first),
+                    last: at(gap.last),
+                    points: gap.points,
+                });
+            }
+        }
+        t.holes.retain(|h| !plan.holes.contains(h));
+        report.points_added += w.points;
+        report.bytes_written += w.bytes;
+        report.files_removed += w.removed.len() as u64;
+        if plan.is_new {
+            report.new.push(plan.target.clone());
+        } else if w.points > 0 {
+            report.updated.push(plan.target.clone());
+        } else {
+            report.unchanged.push(plan.target.clone());
+        }
     }
 }
 

@@ -30,6 +30,10 @@ mod measurements;
 mod metric_names;
 #[cfg(feature = "frames")] // the measurement store (`opsapi::store`)
 mod store;
+#[cfg(feature = "frames")]
+mod store_history;
+#[cfg(feature = "frames")]
+mod store_integrity;
 
 mod arguments;
 mod body_cap;

@@ -16,7 +16,8 @@ bench/RESULTS.md).
 - The **check** reads what the child left: every ``*.parquet`` in the folder readable, the
   manifest's files as the manifest says (rows, first and last point), no point twice, the
   store readers see either the base or the clean result, and after one more sync (in this
-  process) exactly the clean result, with no file the manifest does not list.
+  process) exactly the clean result, with no file the manifest does not list (live, or
+  retired: kept a day for older readers), and after a vacuum the live files alone.
 """
 
 from __future__ import annotations
@@ -238,19 +239,31 @@ def check(world: World, path: Path, how: str, killed: bool) -> Outcome:
         problems.append("after the next sync: points differ from a clean sync's")
     if not _targets(path).equals(_targets(world.clean)):
         problems.append("after the next sync: targets differ from a clean sync's")
+    # On disk: the live files and those kept a day for older readers (retired), nothing
+    # else; after a vacuum, the live files alone.
     store = opsapi.Store(str(path))
     listed_files = sorted(
         os.path.normpath(f) for k in world.kinds for f in store.files(kind=k, granularity="PT1H")
     )
-    on_disk = sorted(
+    retired = [
+        os.path.normpath(path / r["name"])
+        for r in json.loads((path / "MANIFEST.json").read_text()).get("retired", [])
+    ]
+    if _on_disk(path) != sorted(listed_files + retired):
+        problems.append("after the next sync: files on disk that the manifest does not list")
+    store.vacuum()
+    if _on_disk(path) != listed_files:
+        problems.append("after a vacuum: files on disk other than the live ones")
+    shutil.rmtree(path, ignore_errors=True)
+    return out
+
+
+def _on_disk(path: Path) -> list[str]:
+    return sorted(
         os.path.normpath(f)
         for f in glob.glob(str(path / "kind=*" / "**" / "*"), recursive=True)
         if os.path.isfile(f)
     )
-    if listed_files != on_disk:
-        problems.append("after the next sync: files on disk that the manifest does not list")
-    shutil.rmtree(path, ignore_errors=True)
-    return out
 
 
 def spread(total: int, count: int) -> list[int]:

@@ -84,7 +84,7 @@ def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
     assert _bash_complete(script, ["opsapi", "completion", ""]) == ["bash", "fish", "zsh"]
     assert _bash_complete(script, ["opsapi", "sync", "--ki"]) == ["--kind"]
     assert _bash_complete(script, ["opsapi", "sync", "--kind", ""]) == ["database", "disk", "host"]
-    assert _bash_complete(script, ["opsapi", "store", ""]) == ["info"]
+    assert _bash_complete(script, ["opsapi", "store", ""]) == ["check", "info"]
 
 
 def test_fish_and_zsh_completion_scripts_load(capsys, tmp_path) -> None:

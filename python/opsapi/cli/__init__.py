@@ -26,7 +26,8 @@ Exit codes a script can rely on:
 5     any other error answer from the API, or an undecodable one
 6     transport: connect, TLS, timeout, reset
 7     ``alerts ack``/``unack`` of several alerts: some succeeded, some failed; ``sync``:
-      some targets failed (the others were stored; the next sync asks the failed again)
+      some targets failed (the others were stored; the next sync asks the failed again);
+      ``store check``: some files are missing or damaged (each named on stdout)
 130   interrupted (Ctrl-C); a store stays as the last finished write left it
 ====  =========================================================
 
@@ -50,6 +51,7 @@ Example::
     $ opsapi capacity --window 14d             # what runs out first, where and when
     $ opsapi sync fleet-store --granularity PT1H --window P35D   # only what is new
     $ opsapi store info fleet-store
+    $ opsapi store check fleet-store           # every file whole? (exit 7 names the bad ones)
     $ opsapi config init --profile prod        # asks; or every answer as a flag
     $ source <(opsapi completion bash)
 

@@ -1,8 +1,8 @@
-"""``opsapi sync PATH`` and ``opsapi store info PATH``: the measurement store from the command
-line (``opsapi.Store``, ``client.measurements.sync``): a progress bar on a terminal, a
-one-screen summary on stderr (``--output json``: the report on stdout), and what a store
-holds. Two commands of the table, :data:`SYNC` and :data:`STORE` (its subcommands: ``info``,
-and beside it ``check``)."""
+"""``opsapi sync PATH``, ``opsapi store info PATH`` and ``opsapi store check PATH``: the
+measurement store from the command line (``opsapi.Store``, ``client.measurements.sync``): a
+progress bar on a terminal, a one-screen summary on stderr (``--output json``: the report on
+stdout), what a store holds, and every file checked whole (exit 7 names the bad ones). Two
+commands of the table, :data:`SYNC` and :data:`STORE` (its subcommands: ``info``, ``check``)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,15 @@ def _summary(report: Any, err: TextIO) -> None:
         print(f"error: {' '.join(key)}: {error_text(error)}", file=err)
     if len(failed) > SHOW_FAILED:
         print(f"  ... and {len(failed) - SHOW_FAILED} more failed", file=err)
+    for gap in report.gaps:
+        print(
+            f"gap: {' '.join(gap['target'])} {gap['granularity']} {when(gap['first'])} to "
+            f"{when(gap['last'])}: {plural(gap['points'], 'point')} lost (the server no longer "
+            "has them)",
+            file=err,
+        )
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=err)
 
 
 def _run_sync(args: argparse.Namespace, out: TextIO) -> int:
@@ -121,6 +130,13 @@ def _info_rows(store: Any) -> list[dict[str, Any]]:
     return by.select([c.key for c in _INFO]).to_dicts()
 
 
+# `store check`: one row per bad file.
+_CHECK = [
+    Column("path", "File", keep=2, wrap=True, breaks="/"),
+    Column("problem", "Problem", keep=1, wrap=True),
+]
+
+
 def _store_at(path: str) -> Any:
     """The store at ``path``; none there (no folder, or no manifest in it) is exit 3."""
     import opsapi
@@ -137,13 +153,30 @@ def _store_at(path: str) -> Any:
 def _run_store(args: argparse.Namespace, out: TextIO) -> int:
     fmt = output_format(args)
     store = _store_at(args.path)
-    if args.command == "info":
-        rows = _info_rows(store)
-        points = sum(r["points"] or 0 for r in rows)
-        count = f"{plural(points, 'point')} in {args.path}"
-        write_records(_INFO, rows, fmt, out, count=count)
-    # `opsapi store check PATH` (store.check()) is its own subcommand here, beside `info`.
+    if args.command == "check":
+        return _check(store, fmt, out)
+    rows = _info_rows(store)
+    points = sum(r["points"] or 0 for r in rows)
+    count = f"{plural(points, 'point')} in {args.path}"
+    write_records(_INFO, rows, fmt, out, count=count)
     return EXIT_OK
+
+
+def _check(store: Any, fmt: str, out: TextIO) -> int:
+    """Every live file read whole (``store.check()``): the bad ones, a summary on stderr;
+    exit 7 when one is bad."""
+    check = store.check()
+    rows = check.problems.to_dicts()
+    checked = f"checked {plural(check.files, 'file')} ({size(check.bytes)})"
+    if rows:
+        count = f"{checked}: {len(rows)} missing or damaged (the next sync drops them and asks "
+        count += "the server again)"
+    else:
+        count = f"{checked}: every one whole"
+    write_records(_CHECK, rows, fmt, out, count=count)
+    if fmt != "table":  # the count goes to stderr with the table only
+        print(count, file=sys.stderr)
+    return EXIT_PARTIAL if rows else EXIT_OK
 
 
 def _sync_arguments(sync: argparse.ArgumentParser) -> None:
@@ -186,11 +219,16 @@ def _sync_arguments(sync: argparse.ArgumentParser) -> None:
 
 
 def _store_arguments(store: argparse.ArgumentParser) -> None:
-    """``opsapi store info PATH`` (and ``check``)."""
+    """``opsapi store info PATH`` and ``opsapi store check PATH``."""
     s = store.add_subparsers(dest="command", required=True, parser_class=Parser)
     info = s.add_parser("info", help="targets, points, files and bytes per kind and granularity")
     info.add_argument("path", metavar="PATH", help="the store's folder")
-    for sp in (info,):
+    check = s.add_parser(
+        "check",
+        help="read every file whole: present, size, checksum, Parquet, rows; exit 7 if one is bad",
+    )
+    check.add_argument("path", metavar="PATH", help="the store's folder")
+    for sp in (info, check):
         format_option(sp)
         common(sp)
 

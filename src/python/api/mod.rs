@@ -15,6 +15,8 @@ mod groups;
 mod hosts;
 mod measurements;
 mod store;
+mod store_report;
+mod store_sync;
 
 pub use access_list::{AccessList, AsyncAccessList};
 pub use alert_configs::{AlertConfigs, AsyncAlertConfigs};
@@ -26,7 +28,8 @@ pub use groups::{AsyncGroups, Groups};
 pub use hosts::{AsyncHosts, Hosts};
 pub(crate) use measurements::_check_targets;
 pub use measurements::{AsyncMeasurementsApi, MeasurementsApi};
-pub use store::{Store, SyncReport};
+pub use store::{Store, StoreCheck};
+pub use store_report::SyncReport;
 
 /// Every resource of the clients, one row each: the getter's docstring and name (`hosts`), the
 /// sync class and the async class (declared by `handle_pair!` in the resource's file). The

@@ -1,21 +1,16 @@
-//! The measurement store: `opsapi.Store`, `client.measurements.sync(...)` (sync and async
-//! twins side by side) and its `SyncReport`. `Store.scan` is Python (`opsapi/_store.py`): a
-//! polars LazyFrame over the files this module lists.
+//! The measurement store: `opsapi.Store` (what it holds, its files, `check()`, `vacuum()`)
+//! and `StoreCheck`. `Store.scan` is Python (`opsapi/_store.py`): a polars LazyFrame over the
+//! files this module lists (`_scan_files`). The sync and its report: `store_sync.rs`.
 
-use std::sync::{Arc, OnceLock};
-
+use polars::prelude::{DataFrame, NamedFrom, Series};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::PyDict;
 
-use super::measurements::targets as fleet_targets;
-use super::{AsyncMeasurementsApi, MeasurementsApi};
-use crate::api::measurements::{Granularity, Target};
-use crate::iso8601::IsoDuration;
+use crate::api::measurements::Granularity;
 use crate::python::args;
 use crate::python::errors::{invalid_argument, to_py_err};
 use crate::python::frame::PyFrame;
-use crate::python::runtime::{dispatch, is_shut_down};
-use crate::store::{Kind, Store as CoreStore, SyncOptions, SyncReport as CoreReport};
+use crate::store::{Kind, Store as CoreStore, StoreCheck as CoreCheck};
 
 /// A measurement store: a folder of hive-partitioned Parquet files (one target's month per
 /// file) and the manifest that says which are live; created by its first sync.
@@ -31,7 +26,7 @@ pub struct Store {
     pub(crate) inner: CoreStore,
 }
 
-fn kind(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<Kind> {
+pub(super) fn kind(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<Kind> {
     let s = args::text(py, argument, v)?;
     Kind::parse(&s).map_err(|e| match e {
         crate::Error::InvalidArgument { message, .. } => invalid_argument(py, argument, message),
@@ -39,7 +34,7 @@ fn kind(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<Kind> 
     })
 }
 
-fn granularity(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Granularity> {
+pub(super) fn granularity(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Granularity> {
     let s = args::duration(py, "granularity", Some(v))?.unwrap_or_default();
     Granularity::parse("granularity", &s).map_err(|e| to_py_err(py, e))
 }
@@ -73,7 +68,9 @@ impl Store {
     /// What the store holds: one row per target and granularity, with `kind`, `granularity`,
     /// `group_id`, `host_id`, `partition_name`, `database_name`, `first` and `last` (its first
     /// and last stored point), `last_sync` (when a sync last asked it, by the server's clock),
-    /// `seen` (whether discovery still finds it on the server), `points`, `files`, `bytes`.
+    /// `seen` (whether discovery still finds it on the server), `points`, `files`, `bytes`,
+    /// and what it lost: `gaps` and `points_lost` (spans of files found missing or damaged
+    /// that the server no longer had), `points_pending` (still to be asked again).
     ///
     /// >>> opsapi.Store("never-synced").targets().height
     /// 0
@@ -86,7 +83,8 @@ impl Store {
 
     /// The live data files of one kind (`"host"`, `"disk"`, `"database"`) at one granularity,
     /// as the manifest lists them: for readers that take a list of files (DuckDB's
-    /// `read_parquet`, Dask). Between syncs the folder holds exactly these.
+    /// `read_parquet`, Dask). Each is checked first (inside the store, present, of its size,
+    /// Parquet): a bad one raises `StoreFileError` naming it.
     ///
     /// >>> opsapi.Store("never-synced").files(kind="disk", granularity="PT1H")
     /// []
@@ -106,490 +104,180 @@ impl Store {
         Ok(files.into_iter().map(|p| p.into_os_string()).collect())
     }
 
+    /// Checks every live file whole: inside the store, present, its recorded size and
+    /// checksum, a Parquet footer, its row count. Each bad file is a row of `problems`; it
+    /// never raises for a bad file (the next sync drops it and asks the server again).
+    ///
+    /// >>> opsapi.Store("never-synced").check()
+    /// StoreCheck(ok: 0 files, 0 B)
+    fn check(&self, py: Python<'_>) -> PyResult<StoreCheck> {
+        let store = self.inner.clone();
+        py.detach(move || store.check())
+            .map(StoreCheck)
+            .map_err(|e| to_py_err(py, e))
+    }
+
+    /// Removes now the files that left the store (replaced by a compaction, or out of the
+    /// window), which a sync keeps a day for the readers of older snapshots. Call it when
+    /// nothing reads the store; it waits for a sync's lock. Returns how many it removed.
+    ///
+    /// >>> opsapi.Store("never-synced").vacuum()
+    /// 0
+    fn vacuum(&self, py: Python<'_>) -> PyResult<usize> {
+        let store = self.inner.clone();
+        py.detach(move || store.vacuum())
+            .map_err(|e| to_py_err(py, e))
+    }
+
+    /// What `scan` reads (`opsapi/_store.py`): the checked files of one manifest, each with its
+    /// `group_id` and `host_id`, and the `key=` names of the store's own path (for polars to
+    /// leave out of the hive columns).
+    #[pyo3(signature = (*, kind, granularity))]
+    fn _scan_files<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &Bound<'py, PyAny>,
+        granularity: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let k = self::kind(py, "kind", kind)?;
+        let g = self::granularity(py, granularity)?;
+        let store = self.inner.clone();
+        let files = py
+            .detach(move || store.snapshot(k, g))
+            .map_err(|e| to_py_err(py, e))?;
+        let d = PyDict::new(py);
+        let paths: Vec<std::ffi::OsString> = files
+            .iter()
+            .map(|f| f.path.clone().into_os_string())
+            .collect();
+        d.set_item("files", paths)?;
+        let groups: Vec<&str> = files.iter().map(|f| f.key.group_id.as_str()).collect();
+        d.set_item("group_id", groups)?;
+        let hosts: Vec<&str> = files.iter().map(|f| f.key.host_id.as_str()).collect();
+        d.set_item("host_id", hosts)?;
+        d.set_item("root_keys", root_hive_keys(self.inner.path()))?;
+        Ok(d)
+    }
+
+    /// What `scan` reads for a history across granularities (`opsapi/_store.py`): the checked
+    /// files of one manifest, each with its `granularity`, its `group_id` and `host_id`, and
+    /// `before`: the instant (ms) its points must be before (None: all), where a finer
+    /// granularity takes over.
+    #[pyo3(signature = (*, kind, granularities))]
+    fn _scan_history<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &Bound<'py, PyAny>,
+        granularities: Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let k = self::kind(py, "kind", kind)?;
+        let gs = granularities
+            .iter()
+            .map(|g| granularity(py, g))
+            .collect::<PyResult<Vec<_>>>()?;
+        if gs.is_empty() {
+            return Err(invalid_argument(py, "granularity", "names no granularity"));
+        }
+        let store = self.inner.clone();
+        let files = py
+            .detach(move || store.history_files(k, &gs))
+            .map_err(|e| to_py_err(py, e))?;
+        let d = PyDict::new(py);
+        let paths: Vec<std::ffi::OsString> = files
+            .iter()
+            .map(|f| f.live.path.clone().into_os_string())
+            .collect();
+        d.set_item("files", paths)?;
+        let gran: Vec<&str> = files.iter().map(|f| f.granularity.as_str()).collect();
+        d.set_item("granularity", gran)?;
+        let groups: Vec<&str> = files.iter().map(|f| f.live.key.group_id.as_str()).collect();
+        d.set_item("group_id", groups)?;
+        let hosts: Vec<&str> = files.iter().map(|f| f.live.key.host_id.as_str()).collect();
+        d.set_item("host_id", hosts)?;
+        let before: Vec<Option<i64>> = files.iter().map(|f| f.before).collect();
+        d.set_item("before", before)?;
+        d.set_item("root_keys", root_hive_keys(self.inner.path()))?;
+        Ok(d)
+    }
+
     fn __repr__(&self) -> String {
         format!("Store({:?})", self.inner.path().display().to_string()).replace('"', "'")
     }
 }
 
-/// What a sync did: the targets `new` to the store, `updated` (new points), `unchanged`
-/// (nothing new), `failed` (target → the error, as raised elsewhere: asked again next sync),
-/// `no_longer_seen` (gone from the server; their data is kept), and `requests` (of which
-/// `data_requests`), `points_added`, `bytes_written`, `files_removed`, `seconds`. Targets
-/// are tuples: `("host", group_id, host_id)`, `("disk", group_id, host_id, partition_name)`,
-/// `("database", group_id, host_id, database_name)`; a failed discovery listing is
-/// `("listing", path)`.
+/// The `key=` names polars would read as hive columns in the store's own path (above its
+/// folders), for `scan` to leave out: `lake/team=ops/store` has `team`.
+fn root_hive_keys(root: &std::path::Path) -> Vec<String> {
+    root.components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(part) => {
+                let part = part.to_string_lossy();
+                part.split_once('=').map(|(k, _)| k.to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// What `Store.check()` found: `ok`, `files` and `bytes` checked, and `problems`, one row per
+/// bad file (`path`, `problem`: `missing`, `truncated: ...`, `damaged: ...`, `... outside the
+/// store ...`).
 ///
-/// >>> report = client.measurements.sync(opsapi.Store("s"), granularity="PT1H", window="P1D")
-/// >>> (len(report.updated), report.data_requests == len(report.new))
-/// (0, True)
-#[pyclass(frozen, name = "SyncReport", module = "opsapi._native")]
-pub struct SyncReport {
-    new: Vec<Vec<String>>,
-    updated: Vec<Vec<String>>,
-    unchanged: Vec<Vec<String>>,
-    no_longer_seen: Vec<Vec<String>>,
-    failed: Py<PyDict>,
-    failed_count: usize,
-    requests: u64,
-    data_requests: u64,
-    points_added: u64,
-    bytes_written: u64,
-    files_removed: u64,
-    seconds: f64,
-}
-
-fn parts(t: &Target) -> Vec<String> {
-    let mut v = vec![
-        Kind::of(t).as_str().to_string(),
-        t.group_id().to_string(),
-        t.host_id().to_string(),
-    ];
-    v.extend(t.partition_name().or(t.database_name()).map(str::to_string));
-    v
-}
-
-fn tuples<'py>(py: Python<'py>, items: &[Vec<String>]) -> PyResult<Bound<'py, PyList>> {
-    let out = PyList::empty(py);
-    for t in items {
-        out.append(PyTuple::new(py, t)?)?;
-    }
-    Ok(out)
-}
-
-/// Bytes for people: `812 B`, `4.2 kB`, `1.3 MB`.
-fn human_bytes(n: u64) -> String {
-    let units = ["B", "kB", "MB", "GB", "TB"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1000.0 && u + 1 < units.len() {
-        v /= 1000.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", units[u])
-    }
-}
+/// >>> check = opsapi.Store("never-synced").check()
+/// >>> check.ok, check.problems.columns
+/// (True, ['path', 'problem'])
+#[pyclass(frozen, name = "StoreCheck", module = "opsapi._native")]
+pub struct StoreCheck(CoreCheck);
 
 #[pymethods]
-impl SyncReport {
-    /// Targets the store met for the first time.
-    ///
-    /// >>> report = client.measurements.sync(opsapi.Store("s"), kind="host", granularity="PT1H",
-    /// ...                                   window="P1D")
-    /// >>> report.new[0][0]
-    /// 'host'
-    #[getter(new)]
-    fn new_targets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        tuples(py, &self.new)
-    }
-    /// Known targets that got new points.
+impl StoreCheck {
+    /// Whether every file is whole.
     #[getter]
-    fn updated<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        tuples(py, &self.updated)
+    fn ok(&self) -> bool {
+        self.0.ok()
     }
-    /// Known targets with nothing new.
+    /// Live files checked.
     #[getter]
-    fn unchanged<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        tuples(py, &self.unchanged)
+    fn files(&self) -> usize {
+        self.0.files
     }
-    /// Targets discovery no longer finds on the server (their data is kept).
+    /// Their bytes, as the manifest records them.
     #[getter]
-    fn no_longer_seen<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        tuples(py, &self.no_longer_seen)
+    fn bytes(&self) -> u64 {
+        self.0.bytes
     }
-    /// Failed targets (and discovery listings, `("listing", path)`) and their errors.
+    /// One row per bad file: `path` (the store's folder joined with the manifest's name for
+    /// it) and `problem`.
     #[getter]
-    fn failed(&self, py: Python<'_>) -> Py<PyDict> {
-        self.failed.clone_ref(py)
-    }
-    /// API requests sent: listing pages and data requests (not retries).
-    #[getter]
-    fn requests(&self) -> u64 {
-        self.requests
-    }
-    /// Measurement requests sent.
-    #[getter]
-    fn data_requests(&self) -> u64 {
-        self.data_requests
-    }
-    /// Data points added to the store.
-    #[getter]
-    fn points_added(&self) -> u64 {
-        self.points_added
-    }
-    /// Bytes of data files written (compactions included).
-    #[getter]
-    fn bytes_written(&self) -> u64 {
-        self.bytes_written
-    }
-    /// Data files removed (compacted, or out of the store's window).
-    #[getter]
-    fn files_removed(&self) -> u64 {
-        self.files_removed
-    }
-    /// Wall time of the sync, in seconds.
-    #[getter]
-    fn seconds(&self) -> f64 {
-        self.seconds
+    fn problems(&self) -> PyResult<PyFrame> {
+        let p = &self.0.problems;
+        let paths: Vec<String> = p.iter().map(|x| x.path.display().to_string()).collect();
+        let what: Vec<&str> = p.iter().map(|x| x.problem.as_str()).collect();
+        let df = DataFrame::new(
+            p.len(),
+            vec![
+                Series::new("path".into(), paths).into(),
+                Series::new("problem".into(), what).into(),
+            ],
+        )
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+        Ok(PyFrame(df))
     }
 
-    /// The report as plain data (for JSON): the counts, the target lists, and each failure
-    /// as `{"target": [...], "error": "..."}`.
-    ///
-    /// >>> report = client.measurements.sync(opsapi.Store("s"), kind="host", granularity="PT1H",
-    /// ...                                   window="P1D")
-    /// >>> sorted(report.to_dict())[:3]
-    /// ['bytes_written', 'data_requests', 'failed']
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("new", tuples(py, &self.new)?)?;
-        d.set_item("updated", tuples(py, &self.updated)?)?;
-        d.set_item("unchanged", tuples(py, &self.unchanged)?)?;
-        d.set_item("no_longer_seen", tuples(py, &self.no_longer_seen)?)?;
-        let failed = PyList::empty(py);
-        for (k, v) in self.failed.bind(py).iter() {
-            let f = PyDict::new(py);
-            f.set_item("target", k.cast::<PyTuple>()?.to_list())?;
-            f.set_item("error", v.str()?)?;
-            failed.append(f)?;
-        }
-        d.set_item("failed", failed)?;
-        d.set_item("requests", self.requests)?;
-        d.set_item("data_requests", self.data_requests)?;
-        d.set_item("points_added", self.points_added)?;
-        d.set_item("bytes_written", self.bytes_written)?;
-        d.set_item("files_removed", self.files_removed)?;
-        d.set_item("seconds", self.seconds)?;
-        Ok(d)
+    fn __bool__(&self) -> bool {
+        self.0.ok()
     }
 
     fn __repr__(&self) -> String {
-        let targets =
-            self.new.len() + self.updated.len() + self.unchanged.len() + self.failed_count;
-        format!(
-            "SyncReport({targets} targets: {} new, {} updated, {} unchanged, {} failed, {} no \
-             longer seen; {} requests ({} for data), {} points added, {} written, {:.1} s)",
-            self.new.len(),
-            self.updated.len(),
-            self.unchanged.len(),
-            self.failed_count,
-            self.no_longer_seen.len(),
-            self.requests,
-            self.data_requests,
-            self.points_added,
-            human_bytes(self.bytes_written),
-            self.seconds
-        )
-    }
-}
-
-/// The core's report on its way to Python: errors become the exceptions they would be raised
-/// as.
-struct ReportOut(CoreReport);
-
-impl<'py> IntoPyObject<'py> for ReportOut {
-    type Target = SyncReport;
-    type Output = Bound<'py, SyncReport>;
-    type Error = PyErr;
-    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, SyncReport>> {
-        let r = self.0;
-        let failed = PyDict::new(py);
-        let failed_count = r.failed.len();
-        for f in r.failed {
-            let key = PyTuple::new(py, parts(&f.target))?;
-            failed.set_item(key, to_py_err(py, f.error).value(py))?;
+        let size = super::store_report::human_bytes(self.0.bytes);
+        match self.0.problems.len() {
+            0 => format!("StoreCheck(ok: {} files, {size})", self.0.files),
+            n => format!(
+                "StoreCheck({n} bad of {} files, {size}; first: {}: {})",
+                self.0.files,
+                self.0.problems[0].path.display(),
+                self.0.problems[0].problem
+            ),
         }
-        for (path, e) in r.listings_failed {
-            let key = PyTuple::new(py, ["listing".to_string(), path])?;
-            failed.set_item(key, to_py_err(py, e).value(py))?;
-        }
-        let list = |v: Vec<Target>| v.iter().map(parts).collect();
-        Bound::new(
-            py,
-            SyncReport {
-                new: list(r.new),
-                updated: list(r.updated),
-                unchanged: list(r.unchanged),
-                no_longer_seen: list(r.no_longer_seen),
-                failed: failed.unbind(),
-                failed_count,
-                requests: r.requests,
-                data_requests: r.data_requests,
-                points_added: r.points_added,
-                bytes_written: r.bytes_written,
-                files_removed: r.files_removed,
-                seconds: r.seconds,
-            },
-        )
-    }
-}
-
-/// `sync(...)`'s keyword arguments after the store.
-struct SyncArgs<'a, 'py> {
-    targets: Option<&'a Bound<'py, PyAny>>,
-    kind: Option<&'a Bound<'py, PyAny>>,
-    granularity: &'a Bound<'py, PyAny>,
-    window: &'a Bound<'py, PyAny>,
-    metrics: Option<&'a Bound<'py, PyAny>>,
-    wait: Option<&'a Bound<'py, PyAny>>,
-    progress: Option<&'a Bound<'py, PyAny>>,
-    rediscover: Option<&'a Bound<'py, PyAny>>,
-    projects: Option<&'a Bound<'py, PyAny>>,
-}
-
-/// `kind`: one name, or a sequence of them (all three by default).
-fn kinds(py: Python<'_>, v: Option<&Bound<'_, PyAny>>) -> PyResult<(Vec<Kind>, Option<String>)> {
-    let Some(v) = v.filter(|v| !v.is_none()) else {
-        return Ok((Kind::ALL.to_vec(), None));
-    };
-    if v.is_instance_of::<PyString>() {
-        let k = kind(py, "kind", v)?;
-        return Ok((vec![k], Some(k.as_str().to_string())));
-    }
-    let names = args::texts(
-        py,
-        "kind",
-        "\"host\", \"disk\", \"database\" or a tuple of them",
-        v,
-    )?;
-    let mut out = Vec::new();
-    for (i, n) in names.iter().enumerate() {
-        let k = Kind::parse(n).map_err(|_| {
-            invalid_argument(
-                py,
-                &format!("kind[{i}]"),
-                format!("`{n}` is not one of \"host\", \"disk\", \"database\""),
-            )
-        })?;
-        if !out.contains(&k) {
-            out.push(k);
-        }
-    }
-    Ok((out, None))
-}
-
-fn options(py: Python<'_>, a: &SyncArgs<'_, '_>) -> PyResult<SyncOptions> {
-    let g = granularity(py, a.granularity)?;
-    let window = args::duration(py, "window", Some(a.window))?.unwrap_or_default();
-    let window = IsoDuration::parse("window", &window).map_err(|e| to_py_err(py, e))?;
-    let (kinds, one_kind) = kinds(py, a.kind)?;
-    let mut o = SyncOptions::new(g, window).kinds(kinds.clone());
-    match a.targets.filter(|t| !t.is_none()) {
-        None => {}
-        Some(t) if t.is_instance_of::<PyString>() && args::text(py, "targets", t)? == "all" => {}
-        Some(t) if t.is_instance_of::<PyString>() => {
-            return Err(invalid_argument(
-                py,
-                "targets",
-                "must be \"all\" or a list of target tuples",
-            ))
-        }
-        Some(t) => o = o.targets(fleet_targets(py, t, one_kind.as_deref())?),
-    }
-    match a.metrics.filter(|m| !m.is_none()) {
-        None => {}
-        Some(m) if m.is_instance_of::<PyDict>() => {
-            for (k, names) in m.cast::<PyDict>()?.iter() {
-                let k = kind(py, "metrics", &k)?;
-                let names = args::texts(
-                    py,
-                    &format!("metrics[{k:?}]"),
-                    "a list of measurement names",
-                    &names,
-                )?;
-                o = o.metrics(k, names);
-            }
-        }
-        Some(m) => {
-            if kinds.len() != 1 {
-                return Err(invalid_argument(
-                    py,
-                    "metrics",
-                    "a list of names applies to one kind: give a dict {kind: names} for several",
-                ));
-            }
-            let names = args::metrics(py, Some(m))?.unwrap_or_default();
-            o = o.metrics(kinds[0], names);
-        }
-    }
-    if let Some(p) = a.projects.filter(|p| !p.is_none()) {
-        o = o.projects(args::texts(py, "projects", "a list of project ids", p)?);
-    }
-    if let Some(w) = args::flag(py, "wait", a.wait)? {
-        o = o.wait(w);
-    }
-    if let Some(d) = args::duration(py, "rediscover", a.rediscover)? {
-        let d = IsoDuration::parse("rediscover", &d).map_err(|e| to_py_err(py, e))?;
-        let secs = d.fixed_seconds().ok_or_else(|| {
-            invalid_argument(py, "rediscover", "must be a fixed duration (days or hours)")
-        })?;
-        o = o.rediscover(std::time::Duration::from_secs_f64(secs));
-    }
-    with_progress(py, o, a.progress)
-}
-
-/// The progress bar (`opsapi._progress`, created once the number of data requests is
-/// known), a callable `(done, total, target, ok)`, or nothing.
-fn with_progress(
-    py: Python<'_>,
-    o: SyncOptions,
-    progress: Option<&Bound<'_, PyAny>>,
-) -> PyResult<SyncOptions> {
-    let progress = match progress.filter(|p| !p.is_none()) {
-        None => PyBool::new(py, true).to_owned().into_any(),
-        Some(p) => p.clone(),
-    };
-    let callback: Arc<OnceLock<Option<Py<PyAny>>>> = Arc::new(OnceLock::new());
-    if let Ok(b) = progress.cast::<PyBool>() {
-        if !b.is_true() {
-            return Ok(o);
-        }
-    } else if progress.is_callable() {
-        let _ = callback.set(Some(progress.unbind()));
-    } else {
-        return Err(invalid_argument(
-            py,
-            "progress",
-            "must be a bool or a callable(done, total, target, ok)",
-        ));
-    }
-    Ok(o.progress(move |p| {
-        if is_shut_down() {
-            return;
-        }
-        Python::attach(|py| {
-            let cb = callback.get_or_init(|| {
-                py.import("opsapi._progress")
-                    .and_then(|m| m.call_method1("make_progress", (p.total,)))
-                    .ok()
-                    .filter(|cb| !cb.is_none())
-                    .map(Bound::unbind)
-            });
-            if let Some(cb) = cb {
-                if let Err(e) = cb.call1(py, (p.done, p.total, p.target.to_string(), p.ok)) {
-                    e.write_unraisable(py, None);
-                }
-            }
-        });
-    }))
-}
-
-fn sync(
-    py: Python<'_>,
-    client: &crate::Client,
-    is_async: bool,
-    store: &Bound<'_, PyAny>,
-    a: SyncArgs<'_, '_>,
-) -> PyResult<Py<PyAny>> {
-    let store = match store.cast::<Store>() {
-        Ok(s) => s.get().inner.clone(),
-        Err(_) => match args::path(py, "store", Some(store)) {
-            Ok(Some(p)) => CoreStore::new(p),
-            _ => {
-                return Err(invalid_argument(
-                    py,
-                    "store",
-                    "must be an opsapi.Store (or the path of its folder)",
-                ))
-            }
-        },
-    };
-    let options = options(py, &a)?;
-    let c = client.clone();
-    dispatch(py, is_async, async move {
-        let r = c.measurements().sync(&store, &options).await?;
-        Ok(ReportOut(r))
-    })
-}
-
-#[pymethods]
-impl MeasurementsApi {
-    /// Syncs a measurement store (`opsapi.Store`): asks each target only what the store does
-    /// not hold yet, from its last stored point (overlapping by one, so that the null first
-    /// point of a rate series never replaces a stored value), writes it crash-safely, and
-    /// drops whole files older than `window`. `targets="all"` (the default) discovers every
-    /// project, host, partition and database the key can see at each sync (a known host's
-    /// partitions and databases once per `rediscover`, a day by default); or a list of
-    /// targets as `fleet` takes them. `kind`: which measurements (all three by default).
-    /// `metrics`: names for one kind, or `{kind: names}`. `projects`: discover only these
-    /// (the store's targets of other projects stay as they are). One writer at a time: `wait=False`
-    /// raises `StoreLockedError` at once instead of waiting. A target that fails is in the
-    /// report's `failed` and asked again next sync; it fails nothing else.
-    ///
-    /// >>> store = opsapi.Store("fleet-store")
-    /// >>> client.measurements.sync(store, kind="disk", granularity="PT1H", window="P2D")  # doctest: +ELLIPSIS
-    /// SyncReport(... targets: ... new, 0 updated, 0 unchanged, 0 failed, 0 no longer seen; ...)
-    #[pyo3(signature = (store, *, targets = None, kind = None, granularity, window, metrics = None,
-                        wait = None, progress = None, rediscover = None, projects = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn sync(
-        &self,
-        py: Python<'_>,
-        store: &Bound<'_, PyAny>,
-        targets: Option<&Bound<'_, PyAny>>,
-        kind: Option<&Bound<'_, PyAny>>,
-        granularity: &Bound<'_, PyAny>,
-        window: &Bound<'_, PyAny>,
-        metrics: Option<&Bound<'_, PyAny>>,
-        wait: Option<&Bound<'_, PyAny>>,
-        progress: Option<&Bound<'_, PyAny>>,
-        rediscover: Option<&Bound<'_, PyAny>>,
-        projects: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let a = SyncArgs {
-            projects,
-            targets,
-            kind,
-            granularity,
-            window,
-            metrics,
-            wait,
-            progress,
-            rediscover,
-        };
-        sync(py, &self.client, false, store, a)
-    }
-}
-
-#[pymethods]
-impl AsyncMeasurementsApi {
-    /// Syncs a measurement store, as `Client.measurements.sync` does (awaited; waiting for
-    /// another sync's lock does not block the event loop).
-    ///
-    /// >>> report = await client.measurements.sync(opsapi.Store("fleet-store"), granularity="PT1H",
-    /// ...                                          window="P2D", kind="host")
-    /// >>> report.data_requests == len(report.new)
-    /// True
-    #[pyo3(signature = (store, *, targets = None, kind = None, granularity, window, metrics = None,
-                        wait = None, progress = None, rediscover = None, projects = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn sync(
-        &self,
-        py: Python<'_>,
-        store: &Bound<'_, PyAny>,
-        targets: Option<&Bound<'_, PyAny>>,
-        kind: Option<&Bound<'_, PyAny>>,
-        granularity: &Bound<'_, PyAny>,
-        window: &Bound<'_, PyAny>,
-        metrics: Option<&Bound<'_, PyAny>>,
-        wait: Option<&Bound<'_, PyAny>>,
-        progress: Option<&Bound<'_, PyAny>>,
-        rediscover: Option<&Bound<'_, PyAny>>,
-        projects: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let a = SyncArgs {
-            projects,
-            targets,
-            kind,
-            granularity,
-            window,
-            metrics,
-            wait,
-            progress,
-            rediscover,
-        };
-        sync(py, &self.client, true, store, a)
     }
 }

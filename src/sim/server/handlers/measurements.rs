@@ -74,7 +74,9 @@ impl Ctx<'_> {
                 (s, e)
             }
         };
-        // What the server no longer holds at this granularity is left out.
+        // No point after the clock's now (a window that ends later gets what there is), and
+        // what the server no longer holds at this granularity is left out.
+        let to = to.min(now);
         let from = match self.shared.config.retention.oldest(step as u64, now) {
             Some(oldest) => from.max(oldest),
             None => from,

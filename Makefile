@@ -5,12 +5,17 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: test venv dev nextest rust-lint rust-test rust-features python-build python-test \
-	python-test-versions stubtest python-lint demo clean-venv test-stress docs release
+.PHONY: test check venv dev nextest rust-lint rust-test rust-features python-build python-test \
+	python-test-versions python-suites stubtest python-lint demo clean-venv test-stress docs release
 
-test: rust-lint rust-test rust-features python-build docs python-test stubtest python-lint \
-	python-test-versions
+test: rust-lint rust-test rust-features python-build docs python-suites stubtest python-lint
 	@echo "make test: all green"
+
+# The fast loop for a change (under 3 minutes warm): the linters, then the tests of what
+# changed since the branch left main (.ci/check.py says what a changed path brings in;
+# CHECK_BASE=ref compares with another base). `make test` stays the judge.
+check: venv nextest
+	$(BIN)/python .ci/check.py
 
 # The dev tools are pyproject.toml's dependency group "dev" (pip >= 25.1 reads groups);
 # reinstalled when pyproject.toml or this Makefile changes.
@@ -71,15 +76,32 @@ python-build: venv
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/maturin build $(PORTABLE) --quiet --out $(CARGO_TARGET_DIR)/wheels-opsapi
 	$(BIN)/pip install -q --force-reinstall --no-deps $$(ls -t $(CARGO_TARGET_DIR)/wheels-opsapi/opsapi-*.whl | head -1)
 
-# In file order (`make test-stress` shuffles it); pytest-timeout bounds every test.
+# In file order (`make test-stress` shuffles it); pytest-timeout bounds every test. Over
+# PYTEST_JOBS processes, a file's tests together in one (pytest-xdist's loadfile: a module's
+# simulator is shared by its tests, as without it); PYTEST_JOBS=0 runs in this process.
+PYTEST_JOBS ?= 4
+PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -p no:randomly -n $(PYTEST_JOBS) \
+	--dist loadfile
 python-test: venv
-	$(BIN)/python -m pytest -q -p no:cacheprovider -p no:randomly tests/python
+	$(PYTEST) tests/python
 
 # The suite (without the notebook, browser and Dask tests) on the oldest and the newest other
 # CPython of the machine, the oldest with the oldest polars pyproject.toml allows; skipped,
 # saying so, where there is only one CPython. Venvs cached under ~/.cache/opsapi.
 python-test-versions: python-build
 	.ci/other-pythons $$(ls -t $(CARGO_TARGET_DIR)/wheels-opsapi/opsapi-*.whl | head -1) $(BIN)/python
+
+# python-test and python-test-versions at once (what `make test` runs): the suites mostly
+# wait on their servers and timeouts, one core each, so the three share two cores. The other
+# CPythons' output is printed whole after .venv's suite; either failing fails the step.
+OTHER_LOG := $(CARGO_TARGET_DIR)/other-pythons.log
+python-suites: python-build
+	.ci/other-pythons $$(ls -t $(CARGO_TARGET_DIR)/wheels-opsapi/opsapi-*.whl | head -1) \
+	  $(BIN)/python >$(OTHER_LOG) 2>&1 & other=$$!; \
+	$(PYTEST) tests/python; main=$$?; \
+	wait $$other; others=$$?; \
+	echo "--- the other CPythons (.ci/other-pythons):"; cat $(OTHER_LOG); \
+	test $$main = 0 && test $$others = 0
 
 stubtest: venv
 	cd /tmp && $(CURDIR)/$(BIN)/python -m mypy.stubtest opsapi._native --allowlist $(CURDIR)/python/stubtest-allowlist.txt
@@ -157,19 +179,24 @@ docs: venv
 	echo '<meta http-equiv="refresh" content="0; url=opsapi/index.html">' > site/rust/index.html
 
 # What a release publishes, into dist/ (not part of `make test`): the portable wheel (checked
-# by auditwheel), the sdist, and the crate (`cargo publish --dry-run`: packaged, and the
-# package built on its own). Then the sdist is installed into a fresh venv with only pip and
-# the Rust toolchain and the smoke tests run against it, and cargo-semver-checks compares the
-# public Rust API with the last release: the crates.io one once there is one, until then the
-# 0.1.0 packaged here (SEMVER_BASELINE=path/to/crate-dir chooses another). Needs a committed
-# tree (cargo package refuses uncommitted changes).
+# by auditwheel), the sdist, and the crate (`cargo package`: packaged into
+# $(CARGO_TARGET_DIR)/package/, and the package built on its own; then `cargo publish
+# --dry-run` checks what crates.io would check, without building it again: since cargo 1.95
+# its own crate lands in package/tmp-crate/). tests/python/test_packaging.py runs these steps'
+# packaging and checks that each file the recipe copies is where the step before writes it.
+# Then the sdist is installed into a fresh venv with only pip and the Rust toolchain and the
+# smoke tests run against it, and cargo-semver-checks compares the public Rust API with the
+# last release: the crates.io one once there is one, until then the 0.1.0 packaged here
+# (SEMVER_BASELINE=path/to/crate-dir chooses another). Needs a committed tree (cargo package
+# refuses uncommitted changes).
 VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 release: venv
 	rm -rf dist && mkdir -p dist
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/maturin build $(PORTABLE) --quiet --out dist
 	$(BIN)/auditwheel show dist/opsapi-$(VERSION)-*.whl
 	$(BIN)/maturin sdist --out dist
-	cargo publish --dry-run --locked --quiet
+	cargo package --locked --quiet
+	cargo publish --dry-run --locked --no-verify --quiet
 	cp $(CARGO_TARGET_DIR)/package/opsapi-$(VERSION).crate dist/
 	.ci/sdist-smoke dist/opsapi-$(VERSION).tar.gz
 	.ci/semver-check dist/opsapi-$(VERSION).crate

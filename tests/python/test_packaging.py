@@ -246,6 +246,81 @@ def test_crate_package_holds_what_rust_users_need() -> None:
         assert needed in files, needed
 
 
+def _release_recipe() -> list[str]:
+    """The commands of the Makefile's `release` target, one per line, tabs stripped."""
+    lines = (REPO / "Makefile").read_text(encoding="utf-8").splitlines()
+    start = lines.index("release: venv") + 1
+    recipe = []
+    for line in lines[start:]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line[1:])
+    return recipe
+
+
+def test_make_release_finds_each_file_where_the_step_before_writes_it(tmp_path) -> None:
+    """`make release`'s own steps, run for their packaging (issue 32): the sdist and the crate
+    are written, and every file a later step copies or reads is where the earlier one wrote it
+    (cargo 1.95 moved the dry run's crate; the recipe copied from where it no longer was).
+    The release build of the wheel, the package's verify build and the smoke and semver runs
+    are `make release`'s alone: too long for the suite, and the wheel is python-build's."""
+    cargo = shutil.which("cargo")
+    if not cargo:
+        pytest.skip("cargo is not installed")
+    version = opsapi.__version__
+    target, dist = tmp_path / "target", tmp_path / "dist"
+    dist.mkdir()
+    values = {
+        "$(CARGO_TARGET_DIR)": str(target),
+        "$(VERSION)": version,
+        "$(BIN)": str(BIN),
+        "$(CURDIR)": str(REPO),
+    }
+
+    def expand(word: str) -> str:
+        for name, value in values.items():
+            word = word.replace(name, value)
+        return str(dist / word[len("dist/") :]) if word.startswith("dist/") else word
+
+    env = {**os.environ, "CARGO_TARGET_DIR": str(target)}
+    recipe = _release_recipe()
+    seen = set()
+    for command in recipe:
+        words = command.split()
+        if words[:3] == ["$(BIN)/maturin", "sdist", "--out"]:
+            run = [_tool("maturin"), "sdist", "--out", str(dist)]
+        elif words[:2] == ["cargo", "package"]:
+            # Packaged as the recipe does; its build of the package is left to make release.
+            run = [cargo, *words[1:], "--no-verify", "--allow-dirty"]
+        elif words[0] == "cp":
+            source, destination = expand(words[1]), expand(words[2])
+            assert Path(source).is_file(), f"`{command}`: no {source} after the steps before"
+            shutil.copy(source, destination)
+            seen.add("cp")
+            continue
+        elif words[0] in (".ci/sdist-smoke", ".ci/semver-check"):
+            read = Path(expand(words[1]))
+            assert read.is_file(), f"`{command}`: no {read} after the steps before"
+            seen.add(words[0])
+            continue
+        elif words[0] == "$(BIN)/auditwheel":
+            # The wheel's name, as python-build (the same maturin options) writes it.
+            pattern = words[-1][len("dist/") :].replace("$(VERSION)", version)
+            assert any(WHEELS.glob(pattern)) or not any(WHEELS.glob("*.whl")), pattern
+            seen.add("auditwheel")
+            continue
+        else:
+            continue
+        out = subprocess.run(run, capture_output=True, text=True, timeout=300, cwd=REPO, env=env)
+        assert out.returncode == 0, f"`{command}`: {out.stderr}"
+        seen.add(words[1])
+    assert {"sdist", "package", "cp", ".ci/sdist-smoke", ".ci/semver-check"} <= seen, recipe
+    assert sorted(p.name for p in dist.iterdir()) == [
+        f"opsapi-{version}.crate",
+        f"opsapi-{version}.tar.gz",
+    ]
+
+
 def test_release_workflow_passes_actionlint() -> None:
     workflow = REPO / ".github" / "workflows" / "release.yml"
     out = subprocess.run(

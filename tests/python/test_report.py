@@ -7,6 +7,7 @@ colours no empty cell, and a disk under which no database grows says why."""
 from __future__ import annotations
 
 import html.parser
+import sys
 from datetime import datetime, timedelta, timezone
 
 import polars as pl
@@ -226,3 +227,12 @@ def test_the_summary_says_where_the_ranges_come_from(long, long_h, pulled, h, fi
         assert (
             said.startswith("The figures in brackets are each date's 80 % range") and words in said
         )
+
+
+@pytest.mark.parametrize("missing", ["altair", "vl_convert"])
+def test_without_the_charts_extra_the_report_names_it(missing, pulled, fixed_now, monkeypatch):
+    monkeypatch.setitem(sys.modules, missing, None)  # `import` raises ImportError
+    data = sections.ReportData(*pulled, {}, "14d", now=fixed_now)
+    with pytest.raises(ImportError, match=r"pip install 'opsapi\[charts\]'") as e:
+        sections.render(data)
+    assert e.value.name == missing and f"({missing} is missing)" in str(e.value)

@@ -59,7 +59,18 @@ def render(data: ReportData) -> str:
     """The whole page; the frames behind it go into ``data.frames``.
 
     >>> html = render(data)  # doctest: +SKIP
+
+    Raises ImportError naming the extra to install when Altair or vl-convert is missing.
     """
+    try:
+        import altair  # noqa: F401
+        import vl_convert  # noqa: F401
+    except ImportError as e:
+        raise ImportError(
+            f"the report's charts need Altair and vl-convert ({e.name} is missing): "
+            "pip install 'opsapi[charts]'",
+            name=e.name,
+        ) from None
     if data.now is None:
         data.now = pl.concat(
             [data.host_frame.select("timestamp"), data.disk_frame.select("timestamp")]

@@ -9,6 +9,7 @@ use polars::prelude::*;
 
 use crate::api::measurements::query::MeasurementsQuery;
 use crate::api::measurements::target::{fetch, target_request};
+use crate::api::measurements::MeasurementsApi;
 use crate::client::Client;
 use crate::error::Result;
 use crate::frame::columns::Shape;
@@ -21,6 +22,64 @@ use crate::request::Request;
 pub use crate::parquet::ParquetPull;
 
 pub use crate::api::measurements::target::{Target, TargetFailure};
+
+/// The fleet pulls' entry points: beside the workflow they run, so that `api/` never imports
+/// it (the public path `client.measurements().fleet(..)` is unchanged).
+impl MeasurementsApi<'_> {
+    /// Measurements of many targets over one window, fetched concurrently (up to the
+    /// client's `max_concurrency`), as one frame.
+    ///
+    /// Targets are `(group, host)` for host measurements and `(group, host, partition)` for
+    /// disk measurements; they may be mixed. Every identifier is checked before the first
+    /// request. A failing target fails the pull with an error that names its path, unless
+    /// `options.keep_going` is set: then the frame holds every target that succeeded and
+    /// [`FleetResult::failures`] the others.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// use opsapi::fleet::{FleetOptions, Target};
+    /// use opsapi::{Granularity, MeasurementsQuery};
+    /// let targets = vec![Target::host("g1", "h1"), Target::disk("g1", "h1", "data")];
+    /// let q = MeasurementsQuery::period(Granularity::PT1M, "P1D".parse().unwrap());
+    /// let pulled = client.measurements().fleet(&targets, &q, &FleetOptions::new().keep_going(true)).await?;
+    /// println!("{} rows, {} failures", pulled.frame.height(), pulled.failures.len());
+    /// # Ok(()) }
+    /// ```
+    pub async fn fleet(
+        &self,
+        targets: &[Target],
+        query: &MeasurementsQuery,
+        options: &FleetOptions,
+    ) -> Result<FleetResult> {
+        pull(self.client, targets, query, options).await
+    }
+
+    /// A fleet pull written to hive-partitioned Parquet under `root`
+    /// (`group_id=…/host_id=…/host.parquet`, `…/disk-<partition>.parquet`), target by target
+    /// as results arrive, so that a pull bigger than memory works. DuckDB, Spark or polars
+    /// (`scan_parquet(root, hive_partitioning=True)`) read it back with every long column.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// use opsapi::fleet::{FleetOptions, Target};
+    /// use opsapi::{Granularity, MeasurementsQuery};
+    /// let q = MeasurementsQuery::period(Granularity::PT1M, "P1D".parse().unwrap());
+    /// let out = client.measurements()
+    ///     .fleet_to_parquet(&[Target::host("g1", "h1")], &q, "out/measurements".as_ref(), &FleetOptions::new())
+    ///     .await?;
+    /// println!("{} rows in {} files", out.rows, out.files.len());
+    /// # Ok(()) }
+    /// ```
+    pub async fn fleet_to_parquet(
+        &self,
+        targets: &[Target],
+        query: &MeasurementsQuery,
+        root: &std::path::Path,
+        options: &FleetOptions,
+    ) -> Result<ParquetPull> {
+        pull_to_parquet(self.client, targets, query, root, options).await
+    }
+}
 
 /// Progress of a fleet pull: called once per finished target.
 #[derive(Debug, Clone, Copy)]

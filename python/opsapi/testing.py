@@ -1,5 +1,8 @@
 """Testing aid: the built-in API simulator, in-process on a free loopback port.
 
+(Over 600 lines: the Simulator class is the native simulator's whole Python face, each
+method documented with its example; the seasonal cases and the hold on a request are small.)
+
 >>> with Simulator(seed=0) as sim:
 ...     client = sim.client()
 ...     client.hosts.list(sim.group_ids[0])

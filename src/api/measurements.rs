@@ -1,14 +1,13 @@
-//! Host, disk-partition and database measurements: the handle, one pure function per
-//! operation that builds its request, and fleet pulls.
+//! Host, disk-partition and database measurements: the handle and one pure function per
+//! operation that builds its request.
 //!
 //! The query (granularity, window, metric names) is in `measurements/query.rs`, the targets
 //! and the request of one target in `measurements/target.rs`: below both this handle and the
-//! fleet machinery (`src/fleet.rs`, `src/parquet.rs`), which use them and not this file.
+//! workflows above it, which add their entry points to the handle beside themselves (fleet
+//! pulls in `src/fleet.rs`, the store's sync in `src/store/sync.rs`): `api/` imports neither.
 
 use crate::client::Client;
 use crate::error::Result;
-#[cfg(feature = "frames")]
-use crate::fleet::{self, FleetOptions, FleetResult, ParquetPull};
 use crate::models::Measurements;
 use crate::request::Request;
 
@@ -125,61 +124,5 @@ impl MeasurementsApi<'_> {
     ) -> Result<Measurements> {
         self.one(database_request(group_id, host_id, database_name, query)?)
             .await
-    }
-
-    /// Measurements of many targets over one window, fetched concurrently (up to the
-    /// client's `max_concurrency`), as one frame.
-    ///
-    /// Targets are `(group, host)` for host measurements and `(group, host, partition)` for
-    /// disk measurements; they may be mixed. Every identifier is checked before the first
-    /// request. A failing target fails the pull with an error that names its path, unless
-    /// `options.keep_going` is set: then the frame holds every target that succeeded and
-    /// [`FleetResult::failures`] the others.
-    ///
-    /// ```no_run
-    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
-    /// use opsapi::fleet::{FleetOptions, Target};
-    /// use opsapi::{Granularity, MeasurementsQuery};
-    /// let targets = vec![Target::host("g1", "h1"), Target::disk("g1", "h1", "data")];
-    /// let q = MeasurementsQuery::period(Granularity::PT1M, "P1D".parse().unwrap());
-    /// let pulled = client.measurements().fleet(&targets, &q, &FleetOptions::new().keep_going(true)).await?;
-    /// println!("{} rows, {} failures", pulled.frame.height(), pulled.failures.len());
-    /// # Ok(()) }
-    /// ```
-    #[cfg(feature = "frames")]
-    pub async fn fleet(
-        &self,
-        targets: &[Target],
-        query: &MeasurementsQuery,
-        options: &FleetOptions,
-    ) -> Result<FleetResult> {
-        fleet::pull(self.client, targets, query, options).await
-    }
-
-    /// A fleet pull written to hive-partitioned Parquet under `root`
-    /// (`group_id=…/host_id=…/host.parquet`, `…/disk-<partition>.parquet`), target by target
-    /// as results arrive, so that a pull bigger than memory works. DuckDB, Spark or polars
-    /// (`scan_parquet(root, hive_partitioning=True)`) read it back with every long column.
-    ///
-    /// ```no_run
-    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
-    /// use opsapi::fleet::{FleetOptions, Target};
-    /// use opsapi::{Granularity, MeasurementsQuery};
-    /// let q = MeasurementsQuery::period(Granularity::PT1M, "P1D".parse().unwrap());
-    /// let out = client.measurements()
-    ///     .fleet_to_parquet(&[Target::host("g1", "h1")], &q, "out/measurements".as_ref(), &FleetOptions::new())
-    ///     .await?;
-    /// println!("{} rows in {} files", out.rows, out.files.len());
-    /// # Ok(()) }
-    /// ```
-    #[cfg(feature = "frames")]
-    pub async fn fleet_to_parquet(
-        &self,
-        targets: &[Target],
-        query: &MeasurementsQuery,
-        root: &std::path::Path,
-        options: &FleetOptions,
-    ) -> Result<ParquetPull> {
-        fleet::pull_to_parquet(self.client, targets, query, root, options).await
     }
 }

@@ -222,7 +222,7 @@ fn opt_links(s: &mut Scan<'_>) -> Option<Option<Vec<Link>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::page::decode_page_serde;
+    use crate::decode::decode_page_serde;
     use crate::models::Model;
 
     /// The scanner's page, if it reads it, equals serde's: every typed field and every

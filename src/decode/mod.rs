@@ -11,6 +11,9 @@ mod page;
 pub(crate) mod scan;
 
 pub(crate) use page::{decode_page, decode_page_shared, Page};
+// The serde-only page decoder: the reference the alerts scanner is tested against.
+#[cfg(test)]
+pub(crate) use page::decode_page_serde;
 
 /// A response body this library decodes: every model, and [`Measurements`].
 pub trait Decode: Sized + Send + 'static {

@@ -2,6 +2,9 @@
 //! ([`Fault`]), and what they do to an answer (error pages, cut, stalled, drip-fed, oversize
 //! and endless bodies).
 //!
+//! (Over 600 lines: every fault and what it does to an answer in one table, so that a new
+//! fault is one variant and one arm here; its tests are the last tenth.)
+//!
 //! A queued fault strikes the next request it applies to, and only that one, so a test that
 //! queues `n` of them knows exactly which requests they hit. Where a fault strikes decides
 //! what it applies to:

@@ -2,6 +2,10 @@
 //! Operations Public API v1.0 (`/api/public/v1.0`, HTTP Digest auth), for tests, demos and
 //! benchmarks.
 //!
+//! (Over 600 lines: the simulator's public face, its options and every one of its methods
+//! that tests and users call, documented with examples; the world, the server and the faults
+//! are modules of their own.)
+//!
 //! It serves the operations this crate wraps plus the listings that lead to their
 //! identifiers, verifies Digest signatures (nonce counts included) for two keys (a Global
 //! Owner and a Project Read Only key), generates measurements for any window as a pure

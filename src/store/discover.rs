@@ -13,7 +13,7 @@
 use futures_util::stream::{self, StreamExt};
 
 use super::manifest::{HostState, Key, State};
-use super::sync::SyncReport;
+use super::options::SyncReport;
 use super::Kind;
 use crate::api::measurements::query::Granularity;
 use crate::api::measurements::target::Target;

@@ -12,6 +12,14 @@ use super::durable;
 use super::manifest::{self, State, MANIFEST};
 use crate::error::{Error, Result};
 
+/// The writer's start (under the lock): the state a killed sync left
+/// ([`manifest::recover`]), then every file that no state refers to removed ([`collect`]).
+pub(crate) fn recover(root: &Path, now: i64) -> Result<State> {
+    let state = manifest::recover(root, now)?;
+    collect(root, &state)?;
+    Ok(state)
+}
+
 /// Removes the files under the store's data folders that `state` does not refer to, live or
 /// retired (and the temporary files a crash left), then the folders left empty. Symbolic links
 /// are neither followed nor removed: nothing outside the store is touched.
@@ -117,6 +125,28 @@ pub(crate) fn vacuum(root: &Path) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::manifest::{load, CHECKPOINT};
+
+    #[test]
+    fn the_writers_start_removes_strays_and_a_torn_temporary_keeps_the_live() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut s = manifest::tests::sample_state();
+        manifest::write(root, MANIFEST, &s).unwrap();
+        s.generation = 4;
+        let data = root.join("kind=disk/x.parquet");
+        std::fs::create_dir_all(data.parent().unwrap()).unwrap();
+        std::fs::write(&data, b"live").unwrap();
+        let stray = root.join("kind=disk/g/stray.parquet");
+        std::fs::create_dir_all(stray.parent().unwrap()).unwrap();
+        std::fs::write(&stray, b"x").unwrap();
+        std::fs::write(root.join(".MANIFEST.json.tmp"), b"torn").unwrap();
+        manifest::write(root, CHECKPOINT, &s).unwrap();
+        assert_eq!(recover(root, 100).unwrap(), s);
+        assert_eq!(load(root).unwrap(), s);
+        assert!(data.exists() && !stray.exists() && !stray.parent().unwrap().exists());
+        assert!(!root.join(".MANIFEST.json.tmp").exists());
+    }
 
     #[cfg(unix)]
     #[test]

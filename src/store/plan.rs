@@ -5,7 +5,9 @@
 
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 
-use super::manifest::{FileEntry, Hole, TargetState};
+use super::manifest::{FileEntry, Hole, Key, TargetState};
+use crate::api::measurements::query::Granularity;
+use crate::api::measurements::target::Target;
 use crate::models::Measurements;
 
 /// Milliseconds in a second.
@@ -220,6 +222,19 @@ pub(crate) fn expired(files: &[FileEntry], cutoff: i64) -> Vec<usize> {
     (0..files.len())
         .filter(|&i| files[i].last < cutoff)
         .collect()
+}
+
+/// What the store asks of one target at one granularity in this sync.
+pub(super) struct Plan {
+    pub(super) key: Key,
+    pub(super) target: Target,
+    pub(super) granularity: Granularity,
+    pub(super) ask: Ask,
+    /// Its files before this sync.
+    pub(super) files: Vec<FileEntry>,
+    /// The spans it lost that this request answers again.
+    pub(super) holes: Vec<Hole>,
+    pub(super) is_new: bool,
 }
 
 #[cfg(test)]

@@ -23,11 +23,12 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
-use super::manifest::{self, FileEntry, Gap, Hole, Key, State, TargetState, CHECKPOINT, MANIFEST};
+use super::manifest::{self, Gap, Hole, Key, State, TargetState, CHECKPOINT, MANIFEST};
 use super::options::Tier;
 pub use super::options::{LostSpan, SyncOptions, SyncReport, Targets, CLOCK_TOLERANCE};
+use super::plan::{self, Plan};
 use super::write::{create_root, write_target, Written};
-use super::{check, discover, durable, garbage, plan, Store};
+use super::{check, discover, durable, garbage, Store};
 use crate::api::measurements::query::{Granularity, MeasurementsQuery};
 use crate::api::measurements::target::{target_request, Target};
 use crate::api::measurements::MeasurementsApi;
@@ -62,19 +63,6 @@ impl MeasurementsApi<'_> {
     pub async fn sync(&self, store: &Store, options: &SyncOptions) -> Result<SyncReport> {
         run(self.client, store, options).await
     }
-}
-
-/// What the store asks of one target at one granularity in this sync.
-pub(super) struct Plan {
-    pub(super) key: Key,
-    pub(super) target: Target,
-    pub(super) granularity: Granularity,
-    pub(super) ask: plan::Ask,
-    /// Its files before this sync.
-    pub(super) files: Vec<FileEntry>,
-    /// The spans it lost that this request answers again.
-    pub(super) holes: Vec<Hole>,
-    pub(super) is_new: bool,
 }
 
 /// Targets updated between two checkpoints, at most (and a quarter of a smaller sync's).
@@ -175,7 +163,7 @@ pub(crate) async fn run(
     let (mut state, bad) = blocking({
         let root = root.clone();
         move || {
-            let mut state = manifest::recover(&root, local_now())?;
+            let mut state = garbage::recover(&root, local_now())?;
             let bad = check::verify_live(&root, &mut state);
             Ok((state, bad))
         }

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::manifest::FileEntry;
-use super::sync::Plan;
-use super::{check, durable, files, plan};
+use super::plan::{self, Plan};
+use super::{check, durable, files};
 use crate::error::{Error, Result};
 use crate::models::Measurements;
 

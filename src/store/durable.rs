@@ -163,9 +163,8 @@ pub(crate) struct Lock {
     _file: File,
 }
 
-/// Takes the store's writer lock: waiting for it (polled, so that cancelling the sync ends
-/// the wait), or failing at once with [`Error::StoreLocked`].
-pub(crate) async fn lock(root: &Path, wait: bool) -> Result<Lock> {
+/// The lock file, opened (created when missing).
+fn lock_file(root: &Path) -> Result<(PathBuf, File)> {
     let path = root.join(".lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -173,40 +172,42 @@ pub(crate) async fn lock(root: &Path, wait: bool) -> Result<Lock> {
         .write(true)
         .open(&path)
         .map_err(|e| io(&path, e))?;
-    loop {
-        // Fully qualified: Rust 1.89's std::fs::File::try_lock has the same name.
-        match fs4::FileExt::try_lock(&file) {
-            Ok(()) => return Ok(Lock { _file: file }),
-            Err(fs4::TryLockError::WouldBlock) if wait => {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Err(fs4::TryLockError::WouldBlock) => {
-                return Err(Error::StoreLocked {
-                    path: root.to_path_buf(),
-                })
-            }
-            Err(fs4::TryLockError::Error(e)) => return Err(io(&path, e)),
-        }
+    Ok((path, file))
+}
+
+/// One try at the lock: `true` when taken, `false` when another process holds it.
+fn try_lock(path: &Path, file: &File) -> Result<bool> {
+    // Fully qualified: Rust 1.89's std::fs::File::try_lock has the same name.
+    match fs4::FileExt::try_lock(file) {
+        Ok(()) => Ok(true),
+        Err(fs4::TryLockError::WouldBlock) => Ok(false),
+        Err(fs4::TryLockError::Error(e)) => Err(io(path, e)),
     }
+}
+
+/// Takes the store's writer lock: waiting for it (polled, so that cancelling the sync ends
+/// the wait), or failing at once with [`Error::StoreLocked`].
+pub(crate) async fn lock(root: &Path, wait: bool) -> Result<Lock> {
+    let (path, file) = lock_file(root)?;
+    while !try_lock(&path, &file)? {
+        if !wait {
+            return Err(Error::StoreLocked {
+                path: root.to_path_buf(),
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(Lock { _file: file })
 }
 
 /// Takes the store's writer lock from a thread that may block (`Store::vacuum`): waits for
 /// it, polling as [`lock`] does.
 pub(crate) fn lock_blocking(root: &Path) -> Result<Lock> {
-    let path = root.join(".lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| io(&path, e))?;
-    loop {
-        match fs4::FileExt::try_lock(&file) {
-            Ok(()) => return Ok(Lock { _file: file }),
-            Err(fs4::TryLockError::WouldBlock) => std::thread::sleep(Duration::from_millis(50)),
-            Err(fs4::TryLockError::Error(e)) => return Err(io(&path, e)),
-        }
+    let (path, file) = lock_file(root)?;
+    while !try_lock(&path, &file)? {
+        std::thread::sleep(Duration::from_millis(50));
     }
+    Ok(Lock { _file: file })
 }
 
 #[cfg(test)]

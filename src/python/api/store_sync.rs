@@ -9,7 +9,7 @@ use pyo3::types::{PyBool, PyDict, PyString};
 use super::measurements::targets as fleet_targets;
 use super::store::{granularity, kind, Store};
 use super::store_report::ReportOut;
-use super::{AsyncMeasurementsApi, MeasurementsApi};
+use super::{twins, AsyncMeasurementsApi, MeasurementsApi};
 use crate::iso8601::IsoDuration;
 use crate::python::args;
 use crate::python::errors::{invalid_argument, to_py_err};
@@ -215,8 +215,41 @@ fn sync(
     })
 }
 
-#[pymethods]
-impl MeasurementsApi {
+/// `sync`'s arguments in the order of its signature, for `twins!`.
+#[allow(clippy::too_many_arguments)]
+fn sync_twin(
+    py: Python<'_>,
+    client: &crate::Client,
+    is_async: bool,
+    store: &Bound<'_, PyAny>,
+    targets: Option<&Bound<'_, PyAny>>,
+    kind: Option<&Bound<'_, PyAny>>,
+    granularity: &Bound<'_, PyAny>,
+    window: &Bound<'_, PyAny>,
+    metrics: Option<&Bound<'_, PyAny>>,
+    wait: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
+    rediscover: Option<&Bound<'_, PyAny>>,
+    projects: Option<&Bound<'_, PyAny>>,
+    keep: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let a = SyncArgs {
+        projects,
+        targets,
+        kind,
+        granularity,
+        window,
+        metrics,
+        wait,
+        progress,
+        rediscover,
+        keep,
+    };
+    sync(py, client, is_async, store, a)
+}
+
+twins! {
+    MeasurementsApi
     /// Syncs a measurement store (`opsapi.Store`): asks each target only what the store does
     /// not hold yet, from its last stored point (overlapping by one, so that the null first
     /// point of a rate series never replaces a stored value), writes it crash-safely, and
@@ -234,43 +267,7 @@ impl MeasurementsApi {
     /// >>> store = opsapi.Store("fleet-store")
     /// >>> client.measurements.sync(store, kind="disk", granularity="PT1H", window="P2D")  # doctest: +ELLIPSIS
     /// SyncReport(... targets: ... new, 0 updated, 0 unchanged, 0 failed, 0 no longer seen; ...)
-    #[pyo3(signature = (store, *, targets = None, kind = None, granularity, window, metrics = None,
-                        wait = None, progress = None, rediscover = None, projects = None,
-                        keep = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn sync(
-        &self,
-        py: Python<'_>,
-        store: &Bound<'_, PyAny>,
-        targets: Option<&Bound<'_, PyAny>>,
-        kind: Option<&Bound<'_, PyAny>>,
-        granularity: &Bound<'_, PyAny>,
-        window: &Bound<'_, PyAny>,
-        metrics: Option<&Bound<'_, PyAny>>,
-        wait: Option<&Bound<'_, PyAny>>,
-        progress: Option<&Bound<'_, PyAny>>,
-        rediscover: Option<&Bound<'_, PyAny>>,
-        projects: Option<&Bound<'_, PyAny>>,
-        keep: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let a = SyncArgs {
-            projects,
-            targets,
-            kind,
-            granularity,
-            window,
-            metrics,
-            wait,
-            progress,
-            rediscover,
-            keep,
-        };
-        sync(py, &self.client, false, store, a)
-    }
-}
-
-#[pymethods]
-impl AsyncMeasurementsApi {
+    AsyncMeasurementsApi
     /// Syncs a measurement store, as `Client.measurements.sync` does (awaited; waiting for
     /// another sync's lock does not block the event loop).
     ///
@@ -281,10 +278,7 @@ impl AsyncMeasurementsApi {
     #[pyo3(signature = (store, *, targets = None, kind = None, granularity, window, metrics = None,
                         wait = None, progress = None, rediscover = None, projects = None,
                         keep = None))]
-    #[allow(clippy::too_many_arguments)]
     fn sync(
-        &self,
-        py: Python<'_>,
         store: &Bound<'_, PyAny>,
         targets: Option<&Bound<'_, PyAny>>,
         kind: Option<&Bound<'_, PyAny>>,
@@ -296,19 +290,5 @@ impl AsyncMeasurementsApi {
         rediscover: Option<&Bound<'_, PyAny>>,
         projects: Option<&Bound<'_, PyAny>>,
         keep: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let a = SyncArgs {
-            projects,
-            targets,
-            kind,
-            granularity,
-            window,
-            metrics,
-            wait,
-            progress,
-            rediscover,
-            keep,
-        };
-        sync(py, &self.client, true, store, a)
-    }
+    ) => sync_twin
 }

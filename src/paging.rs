@@ -61,6 +61,8 @@ pub struct List<T> {
 pub type AlertList<T> = List<T>;
 /// A list of hosts.
 pub type HostList = List<crate::models::Host>;
+/// A list of clusters.
+pub type ClusterList = List<crate::models::Cluster>;
 
 impl<T> List<T> {
     /// A list from its items.

@@ -47,6 +47,7 @@ _LISTINGS = ["groups.list", "hosts.list", "hosts.partitions", "hosts.databases"]
 BUILT_ON = {
     "alerts.iter": ["alerts.list"],
     "alerts.list_all": ["groups.list", "alerts.list"],
+    "clusters.list_all": ["groups.list", "clusters.list"],
     "alerts.unacknowledge": ["alerts.acknowledge"],
     "alerts.acknowledge_many": ["alerts.acknowledge"],
     "alerts.unacknowledge_many": ["alerts.acknowledge"],

@@ -1,7 +1,7 @@
 //! The properties every decoder must hold, as functions that panic when one does not.
 //!
 //! The fuzz targets in `fuzz/` call these on every input libFuzzer makes, and
-//! `tests/fuzz_regressions.rs` calls them on every input that ever found something, so a
+//! `tests/promises/fuzz_regressions.rs` calls them on every input that ever found something, so a
 //! property is written once and a finding stays fixed. Not a public API: it exists for those
 //! two callers and may change at any time.
 //!

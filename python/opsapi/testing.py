@@ -11,11 +11,13 @@ from __future__ import annotations
 import atexit
 import weakref
 from datetime import datetime, timedelta
-from typing import Any, Optional, Union
+from typing import Any, NamedTuple, Optional, Union
 
-from ._native import AsyncClient, Client, _Hold, _Simulator
+import polars as pl
 
-__all__ = ["Hold", "Simulator"]
+from ._native import AsyncClient, Client, _Hold, _seasonal_cases, _Simulator
+
+__all__ = ["Hold", "SeasonalCases", "Simulator", "seasonal_cases"]
 
 _open: weakref.WeakSet[Simulator] = weakref.WeakSet()
 
@@ -590,6 +592,70 @@ class Hold:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+class SeasonalCases(NamedTuple):
+    """What :func:`seasonal_cases` returns: the long ``frame``, the ``hosts`` (a host list
+    frame, each case a standalone ``mongod``) and one row of ``truth`` per case."""
+
+    frame: pl.DataFrame
+    hosts: pl.DataFrame
+    truth: pl.DataFrame
+
+
+def seasonal_cases(
+    n: int = 200,
+    *,
+    seed: int = 0,
+    now: Union[datetime, str],
+    days: int = 63,
+    granularity: str = "PT1H",
+    limit: float = 5000.0,
+) -> SeasonalCases:
+    """The simulator's seasonal cases (issue 33 §2): ``n`` hosts whose ``CONNECTIONS`` have
+    a known trend, a daily cycle (a business-hours plateau, 09:00 to 18:00 UTC), a weekly one
+    (quieter weekends; in half the cases a busier Monday), a level of each day's own and jitter
+    on every point, over the ``days`` before ``now`` at ``granularity`` (``PT1H`` by default:
+    63 days is what Atlas keeps of it). Built in-process from the simulator's generator (no
+    server), hundreds of cases in milliseconds; same seed, same series.
+
+    ``truth`` has per case: ``host_id``, the parameters (``level``, ``per_day``, ``daily``,
+    ``weekend``, ``monday``, ``day_noise``, ``point_noise``, ``limit``), ``peak_at_anchor``
+    (the trend of the peaks now), ``crosses_at`` (when that trend reaches ``limit``: what a
+    days-to-limit forecasts), ``crosses_days`` (the same in days after ``now``),
+    ``first_breach_at`` (when the series without noise first reaches it: the next peak hour
+    after ``crosses_at``), ``first_breach_days`` and ``anchor`` (``now``).
+
+    >>> cases = seasonal_cases(3, now="2026-03-02T10:00:00Z", days=28)
+    >>> cases.frame.height, cases.hosts.height
+    (2019, 3)
+    >>> cases.truth.select("crosses_days").to_series().round(1).to_list()
+    [13.3, 53.4, 33.3]
+    """
+    from ._duration import parse_duration
+
+    if isinstance(now, str):
+        now = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    step = int(parse_duration(granularity).total_seconds())
+    frame, rows = _seasonal_cases(n, seed=seed, now=now, days=days, step_seconds=step, limit=limit)
+    days = [
+        ((pl.col(f"{c}_at") - pl.col("anchor")).dt.total_milliseconds() / 86_400_000).alias(
+            f"{c}_days"
+        )
+        for c in ("crosses", "first_breach")
+    ]
+    truth = pl.DataFrame(rows).with_columns(days)
+    hosts = truth.select(
+        "group_id",
+        "host_id",
+        "hostname",
+        port=pl.lit(27017),
+        type_name=pl.lit("STANDALONE"),
+        replica_set_name=pl.lit(None, dtype=pl.String),
+        shard_name=pl.lit(None, dtype=pl.String),
+        cluster_id=pl.lit(None, dtype=pl.String),
+    )
+    return SeasonalCases(frame, hosts, truth)
 
 
 @atexit.register

@@ -238,7 +238,7 @@ impl Alerts<'_> {
         &self,
         group_id: &str,
         query: &AlertsQuery,
-    ) -> Result<impl Stream<Item = Result<Alert>> + Send + Unpin + 'static> {
+    ) -> Result<impl Stream<Item = Result<Alert>> + Send + Unpin + 'static + use<>> {
         Ok(Box::pin(stream_all(
             self.client.clone(),
             list_request(group_id, query)?,

@@ -118,7 +118,7 @@ impl GlobalAlerts<'_> {
     pub fn stream(
         &self,
         query: &GlobalAlertsQuery,
-    ) -> Result<impl Stream<Item = Result<GlobalAlert>> + Send + Unpin + 'static> {
+    ) -> Result<impl Stream<Item = Result<GlobalAlert>> + Send + Unpin + 'static + use<>> {
         self.client.require(Operation::GlobalAlertsList)?;
         Ok(Box::pin(stream_all(
             self.client.clone(),

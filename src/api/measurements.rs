@@ -188,7 +188,7 @@ impl MeasurementsApi<'_> {
     /// and drops what left the store's window. With `Targets::All` (the default) it first
     /// discovers every project, host, partition and database the key can see. One writer at a
     /// time: it waits for another sync of the same store, or with `wait(false)` fails at once
-    /// with [`Error::StoreLocked`]. A target whose request fails is reported in
+    /// with [`crate::Error::StoreLocked`]. A target whose request fails is reported in
     /// [`crate::store::SyncReport::failed`] and asked again next time; it fails nothing else.
     ///
     /// ```no_run

@@ -67,6 +67,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(args::parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(sim::_sim_main, m)?)?;
     m.add_function(wrap_pyfunction!(sim::_sim_help, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::_seasonal_cases, m)?)?;
     m.add_function(wrap_pyfunction!(api::_check_targets, m)?)?;
     m.add_class::<api::Client>()?;
     m.add_class::<api::AsyncClient>()?;

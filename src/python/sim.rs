@@ -18,6 +18,9 @@ mod truth;
 
 pub(crate) use faults::PyHold;
 
+mod seasonal;
+pub(crate) use seasonal::_seasonal_cases;
+
 /// The built-in API simulator on a loopback port. Use `opsapi.testing.Simulator`.
 #[pyclass(frozen, name = "_Simulator", module = "opsapi._native")]
 pub struct PySimulator {

@@ -56,6 +56,7 @@ mod metrics;
 mod reply;
 mod retention;
 mod rng;
+pub mod seasonal;
 mod server;
 mod tls;
 mod world;
@@ -627,7 +628,7 @@ impl Simulator {
 
     /// The hosts the simulator's flavour serves: on Atlas, none of the world's standalones
     /// (Atlas has no standalone processes).
-    fn served_hosts<'w>(&self, w: &'w World) -> impl Iterator<Item = &'w world::Host> {
+    fn served_hosts<'w>(&self, w: &'w World) -> impl Iterator<Item = &'w world::Host> + use<'w> {
         let atlas = self.flavour() == crate::Flavour::Atlas;
         w.hosts
             .iter()

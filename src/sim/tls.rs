@@ -104,11 +104,11 @@ fn validity(params: &mut CertificateParams) {
 /// Generates the certificates of `mode`, writes the client's PEM file and builds the
 /// acceptor.
 pub(crate) fn setup(mode: SimTls, bind: IpAddr) -> std::io::Result<Tls> {
-    let gen = |e: rcgen::Error| io_err("generate the TLS certificates", e);
-    let server_key = KeyPair::generate().map_err(gen)?;
+    let gen_err = |e: rcgen::Error| io_err("generate the TLS certificates", e);
+    let server_key = KeyPair::generate().map_err(gen_err)?;
     let (chain, ca_pem, ca_name) = match mode {
         SimTls::InternalCa => {
-            let ca_key = KeyPair::generate().map_err(gen)?;
+            let ca_key = KeyPair::generate().map_err(gen_err)?;
             let mut ca = CertificateParams::default();
             ca.distinguished_name = rcgen::DistinguishedName::new();
             ca.distinguished_name
@@ -116,7 +116,7 @@ pub(crate) fn setup(mode: SimTls, bind: IpAddr) -> std::io::Result<Tls> {
             ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
             ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
             validity(&mut ca);
-            let ca_cert = ca.self_signed(&ca_key).map_err(gen)?;
+            let ca_cert = ca.self_signed(&ca_key).map_err(gen_err)?;
             let issuer = Issuer::new(ca, ca_key);
 
             let mut names: Vec<SanType> = vec![
@@ -136,7 +136,7 @@ pub(crate) fn setup(mode: SimTls, bind: IpAddr) -> std::io::Result<Tls> {
             server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
             server.use_authority_key_identifier_extension = true;
             validity(&mut server);
-            let server_cert = server.signed_by(&server_key, &issuer).map_err(gen)?;
+            let server_cert = server.signed_by(&server_key, &issuer).map_err(gen_err)?;
             (
                 vec![server_cert.der().clone(), ca_cert.der().clone()],
                 ca_cert.pem(),
@@ -152,7 +152,7 @@ pub(crate) fn setup(mode: SimTls, bind: IpAddr) -> std::io::Result<Tls> {
             // What `openssl req -x509` writes by default: a CA, and no subjectAltName.
             server.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
             validity(&mut server);
-            let cert = server.self_signed(&server_key).map_err(gen)?;
+            let cert = server.self_signed(&server_key).map_err(gen_err)?;
             (vec![cert.der().clone()], cert.pem(), "server.pem")
         }
     };

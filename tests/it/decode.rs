@@ -1,6 +1,6 @@
 //! Bodies that are not the documented JSON (an HTML page, garbled JSON, bytes that are not
 //! UTF-8) are decode errors naming the path and the field, and are not retried. (The decode
-//! rules without a server are in `tests/decode_rules.rs`.)
+//! rules without a server are in `tests/promises/decode_rules.rs`.)
 
 use opsapi::sim::Fault;
 use opsapi::Error;

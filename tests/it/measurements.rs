@@ -3,7 +3,7 @@
 //! back, against the simulator's seeded truth. Windows are fixed instants before the world's
 //! anchor, so the points expected follow from the anchor, not from the time of day.
 //! (Database measurements are in `databases.rs`, frames of documented payloads in
-//! `tests/frame.rs`.)
+//! `tests/promises/frame.rs`.)
 
 use chrono::{DateTime, TimeDelta, Utc};
 use opsapi::api::measurements::Target;

@@ -57,7 +57,7 @@ def test_summary_then_table_in_80_columns(env) -> None:
     }.items():
         member = truth[resource]["members"][0].split(".")[0]
         assert re.search(rf"{words}[^;]*\({member}\)", " ".join(summary.split())), resource
-    assert f"{truth['shard_growth']['shard_name']} grows 4.0×" in summary
+    assert f"{truth['shard_growth']['shard_name']} grows 4.0×" in " ".join(summary.split())
     # Deployments by project name, no ids.
     assert "Prod · rs0" in text and not re.search(r"[0-9a-f]{24}", text)
 
@@ -96,4 +96,36 @@ def test_one_project_and_its_requests(env) -> None:
     assert measured and all(f"/groups/{g}/" in p for p in measured)
     queries = [r["query"] for r in env.requests() if r["path"].endswith("/measurements")]
     assert all("period=P2D" in q and "granularity=PT1H" in q for q in queries)
+    env.clear_requests()
+
+
+def test_every_date_has_its_range_and_the_note_says_where_ranges_come_from(env) -> None:
+    code, text = _run("capacity")
+    assert code == 0
+    said = " ".join(text.split())
+    # "oplog window below 24 h in ~11 days (10-12), Mar 13 (rs0-1)"
+    assert re.search(r"oplog window below 24 h in ~\d+ days \(\d+-\d+\), \w{3} \d+ \(rs0-1\)", said)
+    assert "Ranges: 80 % intervals from the fits' residuals alone; --history 63d" in said
+    doc = json.loads(_run("capacity", "--output", "json")[1])
+    rs0 = next(t for t in doc["table"] if t["deployment"] == "Prod · rs0")["resources"]
+    oplog = rs0["oplog_window"]
+    assert oplog["days_low"] <= oplog["days_left"] <= oplog["days_high"]
+    assert doc["interval_level"] == 0.8 and doc["backtest"] is None
+    first = doc["summary"][0]
+    assert {"days_low", "days_high", "interval_source"} <= set(first)
+
+
+def test_history_backtests_the_ranges(env) -> None:
+    env.clear_requests()
+    code, text = _run("capacity", "--history", "63d")
+    assert code == 0 and max(len(line) for line in text.splitlines()) <= 80
+    assert "Ranges: 80 % intervals from how wrong past forecasts were on this fleet" in " ".join(
+        text.split()
+    )
+    queries = [r["query"] for r in env.requests() if r["path"].endswith("/measurements")]
+    assert queries and all("period=P63D" in q for q in queries)
+    doc = json.loads(_run("capacity", "--history", "63d", "-o", "json")[1])
+    conns = [b for b in doc["backtest"] if b["resource"] == "connections"]
+    assert [b["horizon"] for b in conns] == [7, 14, 30]
+    assert all(b["interval_source"] == "backtest" for b in conns)
     env.clear_requests()

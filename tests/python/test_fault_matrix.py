@@ -536,10 +536,23 @@ class Cell:
         )
         assert tuple(r["status"] for r in seen) == self.raw.statuses
 
+    def _settled_requests(self) -> list[dict[str, Any]]:
+        """The request log once the server has taken every request it received as far as its
+        faults: a record is logged on arrival (status 0, no faults) and completed when the
+        server answers or strikes it. A call that ended on its short time budget (the stall
+        and drip cells) can return before a loaded server reached that point for its request;
+        the log is read when it has (a condition, not a delay; 10 s at most)."""
+        deadline = time.monotonic() + 10.0
+        while True:
+            every = self.sim.requests()
+            if all(r["status"] or r["faults"] for r in every) or time.monotonic() > deadline:
+                return every
+            time.sleep(0.005)
+
     def _check_requests(self, succeeded: bool) -> None:
         o = self.outcome
         own = (self.kind, self.op.path(self.ids))
-        every = self.sim.requests()
+        every = self._settled_requests()
         reqs = [r for r in every if (r["method"], r["path"]) == own]
         others = [r for r in every if (r["method"], r["path"]) != own]
         # What the call asks besides its own request: each once, answered, struck by nothing.

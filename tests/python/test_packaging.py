@@ -216,7 +216,7 @@ def test_crate_package_holds_what_rust_users_need() -> None:
         if f not in generated
         and not re.fullmatch(
             r"Cargo\.toml|Cargo\.lock|README\.md|CHANGELOG\.md|LICENSE-APACHE|LICENSE-MIT"
-            r"|src/.+\.rs|tests/[^/]+\.rs|tests/(it|sim)/.+\.rs|tests/fixtures/[^/]+"
+            r"|src/.+\.rs|tests/[^/]+\.rs|tests/(it|sim|promises)/.+\.rs|tests/fixtures/[^/]+"
             r"|fuzz/regressions/[^/]+/[^/]+",
             f,
         )

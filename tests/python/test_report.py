@@ -172,3 +172,57 @@ def test_flagged_hosts_say_which_way_is_worse_and_colour_no_empty_cell(h):
 )  # fmt: skip
 def test_a_growing_disk_without_growing_databases_says_why(disk, matched, has_dbs, said):
     assert sections._no_growth(disk, matched, has_dbs) == said
+
+
+@pytest.fixture(scope="module")
+def long(sim):
+    """The shared world with 63 days of history before now (the window stays 14 days)."""
+    return capacity.headroom_inputs(sim.client(), window="14d", history="63d")
+
+
+@pytest.fixture(scope="module")
+def long_h(long, fixed_now):
+    return capacity.headroom(*long, now=fixed_now), capacity.backtest(*long, now=fixed_now)
+
+
+def test_each_dated_finding_shows_its_range_and_how_close_past_forecasts_came(
+    long, long_h, fixed_now
+):
+    h, bt = long_h
+    dated = h.filter(
+        pl.col("scope_kind") == "host",
+        pl.col("status").is_in(["critical", "warning", "watch"]),
+        pl.col("days_left") > 0,
+    )
+    assert dated.height >= 4
+    for row in dated.iter_rows(named=True):
+        caption = sections._caption(row, bt)
+        span = capacity.range_text(row["days_low"], row["days_high"])
+        assert caption.startswith(f"In ~{row['days_left']:.0f} days ({span} at 80 %); past ")
+        assert "past forecasts of this kind on this fleet were within ±" in caption
+        assert "9 times out of 10" in caption
+        # The chart shades the range, inside the time it shows.
+        spec = _chart(row, long, fixed_now)
+        band = _layers(spec).get("range")
+        assert band is not None, row["resource"]
+        lo, hi = spec["layer"][-1]["encoding"]["x"]["scale"]["domain"]
+        assert (
+            lo
+            <= _ms(_when(band))
+            < _ms(datetime.fromisoformat(band["t2"].replace("Z", "+00:00")))
+            <= hi
+        )
+
+
+def test_the_summary_says_where_the_ranges_come_from(long, long_h, pulled, h, fixed_now, sim):
+    names = {g.id: g.name for g in sim.client().groups.list()}
+    short = (h, capacity.backtest(*pulled, now=fixed_now))
+    for inputs, (hh, bt), words in (
+        (long, long_h, "the spread of "),
+        (pulled, short, "from the fits' residuals alone"),
+    ):
+        data = sections.ReportData(*inputs, names, "14d", now=fixed_now)
+        said = sections._ranges_said(hh, bt, data)
+        assert (
+            said.startswith("The figures in brackets are each date's 80 % range") and words in said
+        )

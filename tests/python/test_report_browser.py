@@ -234,7 +234,14 @@ def test_the_summary_comes_first_and_names_every_seeded_finding(dom, truth) -> N
     assert page.body_tags[0] == ("section", {"id": "summary"})
     assert "".join(page.text).strip().startswith("What runs out first")
     items = [text for text, _ in page.summary]
-    assert items and all(cls in ("critical", "warning", "watch", "ok") for _, cls in page.summary)
+    statuses = ("critical", "warning", "watch", "ok", "oversized")
+    assert items and all(cls in statuses for _, cls in page.summary)
+    # An oversized deployment is said as such (issue 33 §4).
+    assert (
+        [text for text, cls in page.summary if cls == "oversized"]
+        == [text for text in items if ": oversized: CPU, cache, disk space and IOPS" in text]
+        != []
+    )
 
     def said(*words: str) -> bool:
         return any(all(w in item for w in words) for item in items)

@@ -6,12 +6,17 @@ partition_name, database_name, measurement, units, timestamp, value``) and retur
 DataFrame.
 Null data points are ignored; no function loops over rows in Python.
 
-- :func:`disk_forecast` (``disk.py``): when each partition reaches 80 %, 90 %, full;
+- :func:`disk_forecast` (``disk.py``): when each partition reaches 80 %, 90 %, full, each
+  date with its 80 % interval;
 - :func:`database_growth` (``databases.py``): which databases grow, on which disk;
 - :func:`headroom` (``headroom.py``; one function per resource in ``resources.py``, the roll-ups
   in ``rollup.py``): every resource of every host, rolled up per replica set, shard and
-  cluster, with the days left; :func:`headroom_summary` and :func:`headroom_table` say it
-  in a sentence and a table;
+  cluster, with the days left and their interval; :func:`headroom_summary` and
+  :func:`headroom_table` say it in a sentence and a table; :func:`oversized_deployments`
+  and, on Atlas, :func:`tier_down` say what could be smaller (``oversized.py``);
+- :func:`backtest` (``backtest.py``): how good those forecasts were on the fleet's own
+  history, per resource and horizon (the intervals of every days-to-limit come from it; the
+  trend of the peaks and the intervals themselves: ``trend.py``);
 - :func:`metric_summary`, :func:`hour_of_day_profile`, :func:`busiest_hours` (``load.py``);
 - :func:`topology` (``topology.py``): the hosts as one frame with the role each plays, and
   :func:`disk_points`: the disk measurements as used space per partition and timestamp (what
@@ -41,6 +46,7 @@ from ._common import (
     USED,
     threshold_label,
 )
+from .backtest import backtest
 from .databases import database_growth
 from .disk import disk_forecast, disk_points
 from .headroom import (
@@ -51,17 +57,22 @@ from .headroom import (
     headroom_inputs,
 )
 from .load import busiest_hours, hour_of_day_profile, metric_summary
+from .oversized import ATLAS_TIERS, tier_down
 from .summary import (
     ROLE_SCOPES,
+    accuracy_text,
     cell_text,
     deployment_rows,
     headroom_summary,
     headroom_table,
+    oversized_deployments,
+    range_text,
     role_name,
 )
 from .topology import ROLES, role, topology
 
 __all__ = [
+    "ATLAS_TIERS",
     "FREE",
     "HEADROOM_DISK_METRICS",
     "HEADROOM_HOST_METRICS",
@@ -72,6 +83,8 @@ __all__ = [
     "ROLE_SCOPES",
     "STORAGE_SIZE",
     "USED",
+    "accuracy_text",
+    "backtest",
     "busiest_hours",
     "cell_text",
     "database_growth",
@@ -84,9 +97,12 @@ __all__ = [
     "headroom_table",
     "hour_of_day_profile",
     "metric_summary",
+    "oversized_deployments",
+    "range_text",
     "role",
     "role_name",
     "threshold_label",
+    "tier_down",
     "topology",
 ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
@@ -18,8 +19,16 @@ from ._common import (
     _theil_sen,
     threshold_label,
 )
+from .trend import (
+    INTERVAL_LEVEL,
+    crossing_days,
+    forecast_errors,
+    interval_quantiles,
+    origin_plan,
+    spans,
+)
 
-__all__ = ["disk_forecast", "disk_points"]
+__all__ = ["disk_errors", "disk_fits", "disk_forecast", "disk_points"]
 
 
 def disk_points(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
@@ -55,14 +64,26 @@ def disk_forecast(
     min_r2: float = 0.5,
     min_points: int = 8,
     max_fit_points: int = 120,
+    interval_level: float = INTERVAL_LEVEL,
+    horizons: Sequence[int] = (7, 14, 30),
 ) -> pl.DataFrame:
-    """Forecast when each disk partition reaches each threshold of its capacity.
+    """Forecast when each disk partition reaches each threshold of its capacity, with an
+    interval.
 
     The growth rate is the Theil–Sen slope (median of the pairwise slopes of up to
     ``max_fit_points`` evenly spaced points of the window), so spikes and gaps do not bend
     it. A partition gets a date only when it grows by more than its noise over the window
     and the line explains at least ``min_r2`` of the variance of the non-outlying points;
     flat, shrinking and noisy disks get ``null`` days and dates and say why in ``trend``.
+
+    Each date has an interval at ``interval_level`` (80 % by default): ``days_to_<t>_low``
+    to ``days_to_<t>_high`` (null: the trend's own uncertainty outgrows it, it may never get
+    there). Where the frame holds more history than ``window`` (the window, the longest of
+    ``horizons`` and another window after it), the interval comes from rolling-origin
+    backtests of this same fit on that history, every partition's errors pooled
+    (``interval_source`` ``"backtest"``, :func:`opsapi.capacity.backtest`); else from the
+    fit's residuals alone (``"residuals"``: the spread a straight line through independent
+    noise would have, an assumption).
 
     Args:
         frame: long frame with ``DISK_PARTITION_SPACE_USED`` and either
@@ -75,6 +96,8 @@ def disk_forecast(
         min_r2: the least R² for which a date is given.
         min_points: the least number of data points in the window for a fit.
         max_fit_points: subsample size for the pairwise slopes (cost grows with its square).
+        interval_level: the share of outcomes each interval should hold (0 to 1).
+        horizons: the days ahead at which past forecasts are checked, for the backtest.
 
     Returns:
         One row per ``(group_id, host_id, partition_name)``: ``used_bytes`` (latest),
@@ -82,9 +105,9 @@ def disk_forecast(
         trend line at ``now``, from which the days are counted), ``growth_bytes_per_day``, ``r2``,
         ``residual_std_bytes`` (robust), ``points``, ``outliers``, ``trend``
         (``growing``, ``flat``, ``shrinking``, ``poor_fit``, ``insufficient_data``),
-        then ``days_to_<t>`` and ``date_<t>`` per threshold (``days_to_80``,
-        ``date_80``, …, ``days_to_full``, ``date_full``), sorted by ``days_to_full``
-        (nulls last), then by ``percent_used`` descending.
+        then ``days_to_<t>``, ``days_to_<t>_low``, ``days_to_<t>_high`` and ``date_<t>``
+        per threshold (``days_to_80``, …, ``date_full``), and ``interval_source``; sorted by
+        ``days_to_full`` (nulls last), then by ``percent_used`` descending.
 
     Example::
 
@@ -95,17 +118,7 @@ def disk_forecast(
     points = _disk_points(frame).collect()
     now_utc = _reference_now(points.get_column("timestamp"), now)
     now_lit = pl.lit(now_utc, dtype=pl.Datetime("ms", "UTC"))
-    start_lit = pl.lit(now_utc - span, dtype=pl.Datetime("ms", "UTC"))
-
     labels = [threshold_label(t) for t in thresholds]
-    window_pts = points.lazy().filter(
-        (pl.col("timestamp") <= now_lit) & (pl.col("timestamp") >= start_lit)
-    )
-    # x: days relative to now (so the intercept is the fitted level at now); y: used bytes.
-    window_pts = window_pts.with_columns(
-        x=(pl.col("timestamp") - now_lit).dt.total_milliseconds().cast(pl.Float64) / _MS_PER_DAY,
-        y=pl.col("used"),
-    ).sort([*_PARTITION, "timestamp"])
 
     # Latest observation at or before now, and the robust capacity of the window.
     current = (
@@ -119,36 +132,19 @@ def disk_forecast(
             capacity_bytes=pl.col("point_capacity").drop_nulls().tail(50).median(),
         )
     )
-
-    slopes = _theil_sen(window_pts, _PARTITION, max_fit_points)
-    fitted = (
-        window_pts.join(slopes, on=_PARTITION, how="left", nulls_equal=True)
-        .with_columns(slope=pl.col("slope").fill_null(0.0))
-        .with_columns(
-            intercept=(pl.col("y") - pl.col("slope") * pl.col("x")).median().over(_PARTITION)
-        )
-        .with_columns(resid=pl.col("y") - pl.col("intercept") - pl.col("slope") * pl.col("x"))
-        .with_columns(
-            sigma=_MAD_TO_SIGMA
-            * (pl.col("resid") - pl.col("resid").median()).abs().median().over(_PARTITION)
-        )
-        .with_columns(
-            # Points further than 3.5 sigma from the line are outliers: they neither move the
-            # slope (Theil–Sen) nor count against the fit quality.
-            inlier=(pl.col("resid").abs() <= 3.5 * pl.col("sigma")) | (pl.col("sigma") == 0)
-        )
+    fits = disk_fits(points.lazy(), now_utc, span, [0], max_fit_points)
+    fit = fits.drop("origin").rename(
+        {
+            "trend": "growth_bytes_per_day",
+            "level": "fitted_used_bytes",
+            "sigma": "residual_std_bytes",
+            "days": "points",
+            "span": "span_days",
+        }
     )
-    fit = fitted.group_by(_PARTITION).agg(
-        growth_bytes_per_day=pl.col("slope").first(),
-        fitted_used_bytes=pl.col("intercept").first(),
-        residual_std_bytes=pl.col("sigma").first(),
-        points=pl.len().cast(pl.Int64),
-        outliers=(~pl.col("inlier")).sum().cast(pl.Int64),
-        span_days=pl.col("x").max() - pl.col("x").min(),
-        _ss_res=(pl.col("resid") ** 2).filter(pl.col("inlier")).sum(),
-        _ss_tot=((pl.col("y") - pl.col("y").filter(pl.col("inlier")).mean()) ** 2)
-        .filter(pl.col("inlier"))
-        .sum(),
+    quantiles = interval_quantiles(
+        disk_errors(points.lazy(), now_utc, span, horizons, max_fit_points=max_fit_points),
+        level=interval_level,
     )
 
     slope = pl.col("growth_bytes_per_day")
@@ -159,7 +155,7 @@ def disk_forecast(
         .otherwise(None)
         .alias("r2")
     )
-    trend = (
+    trend_class = (
         pl.when(pl.col("points").fill_null(0) < min_points)
         .then(pl.lit("insufficient_data"))
         .when(change.abs() <= 2.0 * pl.col("residual_std_bytes"))
@@ -185,6 +181,17 @@ def disk_forecast(
             .otherwise(None)
         )
         days_cols.append(days.alias(f"days_to_{label}"))
+        distance = t * pl.col("capacity_bytes") - pl.col("fitted_used_bytes")
+        for edge, q in (("low", quantiles.high), ("high", quantiles.low)):
+            days_cols.append(
+                pl.when(growing)
+                .then(
+                    crossing_days(
+                        distance, pl.lit(q), trend=slope, sigma=pl.col("residual_std_bytes")
+                    )
+                )
+                .alias(f"days_to_{label}_{edge}")
+            )
         date_cols.append(
             (
                 now_lit
@@ -197,7 +204,9 @@ def disk_forecast(
     out = (
         current.join(fit, on=_PARTITION, how="left", nulls_equal=True)
         .with_columns(r2)
-        .with_columns(trend, percent_used=pl.col("used_bytes") / pl.col("capacity_bytes") * 100.0)
+        .with_columns(
+            trend_class, percent_used=pl.col("used_bytes") / pl.col("capacity_bytes") * 100.0
+        )
         .with_columns(days_cols)
         .with_columns(date_cols)
         .select(
@@ -213,7 +222,17 @@ def disk_forecast(
             "points",
             "outliers",
             "trend",
-            *[c for label in labels for c in (f"days_to_{label}", f"date_{label}")],
+            *[
+                c
+                for label in labels
+                for c in (
+                    f"days_to_{label}",
+                    f"days_to_{label}_low",
+                    f"days_to_{label}_high",
+                    f"date_{label}",
+                )
+            ],  # fmt: skip
+            interval_source=pl.lit(quantiles.source),
         )
         .sort(
             [f"days_to_{labels[-1]}" if labels else "percent_used", "percent_used"],
@@ -222,3 +241,100 @@ def disk_forecast(
         )
     )
     return out.collect()
+
+
+def disk_fits(
+    points: pl.LazyFrame,
+    now: datetime,
+    span: timedelta,
+    origins: Sequence[int],
+    max_fit_points: int = 120,
+) -> pl.LazyFrame:
+    """:func:`disk_forecast`'s fit at each of ``origins`` (days before ``now``), each on the
+    ``span`` up to it: per partition and origin, ``trend`` (bytes a day, Theil–Sen),
+    ``level`` (the line at the origin), ``sigma`` (robust residual spread), ``days``
+    (points), ``outliers``, ``span`` (days between the first and last point), ``_ss_res`` and
+    ``_ss_tot`` (for R²), and ``A``, ``C``, ``B`` of the forecast's spread (as
+    :func:`opsapi.capacity.trend.fit_peaks` gives them).
+
+    >>> fits = disk_fits(points, now, timedelta(days=14), [0])  # doctest: +SKIP
+    """
+    keys = [*_PARTITION, "origin"]
+    now_lit = pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
+    w = span.total_seconds() / 86_400
+    # Age in days; a point belongs to the origins o with o <= age <= o + w.
+    age = (now_lit - pl.col("timestamp")).dt.total_milliseconds().cast(pl.Float64) / _MS_PER_DAY
+    pts = spans(
+        points.filter(pl.col("timestamp") <= now_lit).with_columns(_age=age),
+        (pl.col("_age") - w).ceil().cast(pl.Int64),
+        pl.col("_age").floor().cast(pl.Int64),
+        origins,
+    )
+    # x: days relative to the origin (the intercept is the line there); y: used bytes.
+    pts = pts.with_columns(x=pl.col("origin").cast(pl.Float64) - pl.col("_age"), y=pl.col("used"))
+    pts = pts.sort([*keys, "timestamp"])
+    slopes = _theil_sen(pts, keys, max_fit_points)
+    fitted = (
+        pts.join(slopes, on=keys, how="left", nulls_equal=True)
+        .with_columns(slope=pl.col("slope").fill_null(0.0))
+        .with_columns(intercept=(pl.col("y") - pl.col("slope") * pl.col("x")).median().over(keys))
+        .with_columns(resid=pl.col("y") - pl.col("intercept") - pl.col("slope") * pl.col("x"))
+        .with_columns(
+            sigma=_MAD_TO_SIGMA
+            * (pl.col("resid") - pl.col("resid").median()).abs().median().over(keys)
+        )
+        .with_columns(
+            # Points further than 3.5 sigma from the line are outliers: they neither move the
+            # slope (Theil–Sen) nor count against the fit quality.
+            inlier=(pl.col("resid").abs() <= 3.5 * pl.col("sigma")) | (pl.col("sigma") == 0)
+        )
+    )
+    fit = fitted.group_by(keys).agg(
+        trend=pl.col("slope").first(),
+        level=pl.col("intercept").first(),
+        sigma=pl.col("sigma").first(),
+        days=pl.len().cast(pl.Int64),
+        outliers=(~pl.col("inlier")).sum().cast(pl.Int64),
+        span=pl.col("x").max() - pl.col("x").min(),
+        _ss_res=(pl.col("resid") ** 2).filter(pl.col("inlier")).sum(),
+        _ss_tot=((pl.col("y") - pl.col("y").filter(pl.col("inlier")).mean()) ** 2)
+        .filter(pl.col("inlier"))
+        .sum(),
+        _xbar=pl.col("x").mean(),
+        _sxx=((pl.col("x") - pl.col("x").mean()) ** 2).sum(),
+    )
+    # Theil–Sen's slope: about 1.1 times the least-squares one's variance; the line's level at
+    # the origin: the median's (pi/2 / n) and the slope's carried from the points' middle.
+    vs = 1.1 / pl.col("_sxx")
+    xbar = pl.col("_xbar")
+    return fit.with_columns(
+        A=math.pi / 2 / pl.col("days") + xbar**2 * vs, C=-2.0 * xbar * vs, B=vs
+    ).drop("_xbar", "_sxx")
+
+
+def disk_errors(
+    points: pl.LazyFrame,
+    now: datetime,
+    span: timedelta,
+    horizons: Sequence[int],
+    *,
+    every: int = 7,
+    max_fit_points: int = 120,
+) -> pl.LazyFrame | None:
+    """The errors of :func:`disk_forecast`'s past forecasts on the history of ``points``
+    (:func:`opsapi.capacity.trend.forecast_errors`), a forecast every ``every`` days; None
+    when the history is too short for any.
+
+    >>> errors = disk_errors(points, now, timedelta(days=14), (7, 14, 30))  # doctest: +SKIP
+    """
+    now_lit = pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
+    first = points.filter(pl.col("timestamp") <= now_lit).select(pl.col("timestamp").min())
+    first_at = first.collect().item()
+    w = max(1, round(span.total_seconds() / 86_400))
+    history = 0 if first_at is None else int((now - first_at).total_seconds() // 86_400)
+    forecast_origins, truth_origins = origin_plan(history, w, horizons, stride=every)
+    if not forecast_origins:
+        return None
+    fits = disk_fits(points, now, timedelta(days=w), forecast_origins, max_fit_points)
+    truths = disk_fits(points, now, timedelta(days=2 * w), truth_origins, max_fit_points)
+    return forecast_errors(fits, truths, _PARTITION, horizons, window_days=w)

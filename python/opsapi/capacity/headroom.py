@@ -8,8 +8,7 @@ cluster adds the imbalance of its shards' data growth (:func:`_shard_growth`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
@@ -17,11 +16,21 @@ import polars as pl
 
 from opsapi._duration import parse_duration
 
-from . import resources
-from ._common import _MAD_TO_SIGMA, _MS_PER_DAY, _disk_points, _reference_now, _theil_sen
+from ._common import _MS_PER_DAY, _disk_points, _reference_now
+from .backtest import KEYS, MAX_SERIES, _check, resource_peaks, resource_quantiles, window_days
 from .disk import disk_forecast
+from .oversized import OVERSIZED_SHARE, mark_oversized
+from .resources import _SPECS, _applies, _Spec
 from .rollup import _HOST, _rank, _rolled_up, _shard_growth
 from .topology import topology
+from .trend import (
+    INTERVAL_LEVEL,
+    Quantiles,
+    crossing_days,
+    fit_peaks,
+    interval_quantiles,
+    peak_errors,
+)
 
 __all__ = ["HEADROOM_DISK_METRICS", "HEADROOM_HOST_METRICS", "RESOURCES", "headroom",
            "headroom_inputs"]  # fmt: skip
@@ -60,20 +69,6 @@ RESOURCES = ["disk", "oplog_window", "replication_lag", "cpu", "cache", "connect
              "tickets", "iops", "disk_latency"]  # fmt: skip
 
 
-@dataclass(frozen=True)
-class _Spec:
-    """How one resource is read: its series, unit, which way is worse, the quantile that
-    stands for it, the hosts it applies to and the measurements it needs."""
-
-    series: Callable[..., pl.LazyFrame]
-    unit: str
-    worse: int  # +1: higher is worse; -1: lower is worse
-    quantile: float
-    applies: str  # "all", "mongod" (not a mongos) or "member" (of a replica set)
-    needs: str  # "host" or "disk": the frame it reads
-    measured: str  # what a missing row says is missing
-
-
 class HeadroomInputs(NamedTuple):
     """What :func:`headroom` reads: the long host and disk frames and the hosts."""
 
@@ -88,6 +83,7 @@ def headroom_inputs(
     *,
     window: str | timedelta = "14d",
     granularity: str = "PT1H",
+    history: str | timedelta | None = None,
 ) -> HeadroomInputs:
     """Pulls what :func:`headroom` reads from a client: every host of ``group_ids`` (default:
     every project the key sees), the host measurements of :data:`HEADROOM_HOST_METRICS` and
@@ -95,6 +91,11 @@ def headroom_inputs(
     each. The client asks each flavour in its own names, as many a request as it takes (on
     Atlas at most 10, so the host measurements take two), and the frames carry one set of
     names whatever the flavour.
+
+    ``history`` (longer than ``window``) pulls that much instead: :func:`headroom` still fits
+    on ``window``, and backtests its forecasts on the rest, so that its intervals come from
+    how wrong they were before (:func:`backtest`; ``"63d"`` is what Atlas keeps of hourly
+    data, enough for horizons up to 30 days with a 14-day window).
 
     >>> inputs = headroom_inputs(client, window="2d")
     >>> len(inputs.hosts), sorted(inputs.disk_frame["measurement"].unique().cast(str))[:2]
@@ -104,6 +105,8 @@ def headroom_inputs(
         group_ids = [g.id for g in client.groups.list()]
     hosts = [h for g in group_ids for h in client.hosts.list(g)]
     span = parse_duration(window)
+    if history is not None:
+        span = max(span, parse_duration(history))
     secs = int(span.total_seconds())
     period = (
         f"P{secs // 86400}D" if secs % 86400 == 0
@@ -143,14 +146,22 @@ def headroom(
     warning_days: float = 30.0,
     watch_days: float = 90.0,
     min_days: int = 4,
+    oversized_share: float = OVERSIZED_SHARE,
+    interval_level: float = INTERVAL_LEVEL,
+    horizons: Sequence[int] = (7, 14, 30),
 ) -> pl.DataFrame:
     """How much room each resource has left, per host and rolled up per replica set, shard
     and sharded cluster: what runs out first, where, and when.
 
     Each resource is a series per host (``opsapi.capacity.resources``: one function each):
-    its ``level`` now, its ``p95`` and ``peak`` over ``window``, its ``trend`` (the
-    Theil–Sen slope of its daily p95, as robust as :func:`disk_forecast`'s), the ``limit``
-    it is measured against, and the ``days_left`` until the trend reaches it. A replica set's
+    its ``level`` now, its ``p95`` and ``peak`` over ``window``, its ``trend`` (the trend of
+    its daily peaks, with a weekly cycle taken out: :mod:`opsapi.capacity.trend`), the
+    ``limit`` it is measured against, and the ``days_left`` until the trend of the peaks
+    reaches it, with its interval: ``days_low`` to ``days_high`` at ``interval_level`` (80 %),
+    from how wrong the same forecasts were on the history the frames hold before the window
+    (a backtest, :func:`backtest`: pull the history with ``headroom_inputs(history=...)``), or
+    where that is too short from the fits' residuals (``interval_source`` says which). A
+    replica set's
     (shard's, cluster's) row is its worst member's, and ``member`` says which; a sharded
     cluster also gets a ``shard_growth`` row: its fastest-growing shard's data growth over
     the median of the others'.
@@ -179,6 +190,13 @@ def headroom(
     - ``critical_days=7``, ``warning_days=30``, ``watch_days=90``: ``status`` by the days
       left: this week, this month, this quarter.
     - ``min_days=4``: fewer daily values than this give no trend.
+    - ``oversized_share=0.5``: a deployment (sharded cluster, replica set, standalone) whose
+      CPU, cache, disk space and IOPS each peaked at most half their limit over the window,
+      with nothing flagged, is ``oversized``: half the machine would still peak at or under
+      every limit (:mod:`opsapi.capacity.oversized`; on Atlas,
+      :func:`~opsapi.capacity.oversized.tier_down` says whether one tier down fits).
+    - ``interval_level=0.8``, ``horizons=(7, 14, 30)``: the intervals' level and the days
+      ahead at which the backtest checks past forecasts.
 
     Args:
         host_frame: long host measurements (:data:`HEADROOM_HOST_METRICS`).
@@ -205,8 +223,11 @@ def headroom(
         value: the minimum where lower is worse), ``trend`` (per day), ``limit``,
         ``high_mark`` (the mark a p95 past which is flagged without a date: the CPU's
         ``cpu_high_percent``), ``days_left`` (0: past the limit; null: not trending
-        toward it or no data, as ``note`` says), ``date`` (when it runs out), ``status``
-        (``critical``, ``warning``, ``watch``, ``ok`` or ``missing``), ``binding`` (the
+        toward it or no data, as ``note`` says), ``days_low`` and ``days_high`` (its interval;
+        ``days_high`` null: the trend's own uncertainty outgrows it), ``interval_source``
+        (``backtest`` or ``residuals``; null without a date), ``date`` (when it runs out),
+        ``status`` (``critical``, ``warning``, ``watch``, ``ok``, ``oversized`` (a sizing
+        resource of an oversized deployment) or ``missing``), ``binding`` (the
         resource of the scope that runs out first), ``member`` (the host that sets the
         value), ``part`` (the partition) and ``note``; most urgent first. Missing data is
         never zero: its values are null and ``note`` says what is missing.
@@ -216,6 +237,7 @@ def headroom(
     >>> rs.filter(pl.col("resource") == "oplog_window").select("member", "status").row(0)
     ('rs0-1.prod.example.net:27017', 'warning')
     """
+    hs = _check(interval_level, horizons, 1)
     span = parse_duration(window)
     topo = topology(hosts)
     stamps = pl.concat([f.lazy().select("timestamp") for f in (host_frame, disk_frame)]).collect()[
@@ -233,11 +255,46 @@ def headroom(
         "disk_latency": disk_latency_ms,
     }
     frames = {"host": host_frame, "disk": disk_frame}
+    # Every resource's daily peaks over all the history the frames hold: today's fits on the
+    # window, and the past ones (backtests) that give each resource its interval.
+    days = window_days(span)
+    peaks = resource_peaks(frames, now_utc, topo)
+    fits = (
+        fit_peaks(peaks.lazy(), KEYS, window_days=days)
+        .drop("origin")
+        .rename({"level": "_at"})
+        .join(
+            peaks.lazy().filter(pl.col("day") == 0).select(*KEYS, recent="y"), on=KEYS, how="left"
+        )  # fmt: skip
+        .collect()
+    )
+    errors = peak_errors(peaks.lazy(), KEYS, window_days=days, horizons=hs, max_series=MAX_SERIES,
+                         by=["resource"])  # fmt: skip
+    quantiles = resource_quantiles(errors, level=interval_level)
+    residuals = interval_quantiles(None, level=interval_level)
     rows = [
-        _host_rows(name, spec, frames[spec.needs], limits[name], topo, now_utc, span, min_days)
+        _host_rows(
+            name,
+            spec,
+            frames[spec.needs],
+            limits[name],
+            topo,
+            now_utc,
+            span,
+            min_days,
+            fits.filter(pl.col("resource") == name).drop("resource"),
+            quantiles.get(name, residuals),
+        )  # fmt: skip
         for name, spec in _SPECS.items()
     ]
-    forecast = disk_forecast(disk_frame, window=span, now=now_utc, thresholds=(disk_percent / 100,))
+    forecast = disk_forecast(
+        disk_frame,
+        window=span,
+        now=now_utc,
+        thresholds=(disk_percent / 100,),
+        interval_level=interval_level,
+        horizons=hs,
+    )
     rows.append(_disk_rows(forecast, disk_frame, topo, disk_percent, now_utc, span))
     hosts_rows = pl.concat(rows, how="diagonal_relaxed").with_columns(
         high=(pl.col("resource") == "cpu") & (pl.col("p95") >= cpu_high_percent)
@@ -257,31 +314,8 @@ def headroom(
     )
     shards = _shard_growth(forecast, per_host, topo, shard_growth_ratio, *days)
     parts = [per_host, _rolled_up(per_host, topo)] + ([shards] if shards.height else [])
-    scoped = pl.concat(parts, how="diagonal_relaxed")
+    scoped = mark_oversized(pl.concat(parts, how="diagonal_relaxed"), topo, oversized_share)
     return _finish(scoped, now_utc)
-
-
-_SPECS: dict[str, _Spec] = {
-    "oplog_window": _Spec(resources.oplog_window, "h", -1, 0.95, "member", "host",
-                          "OPLOG_MASTER_TIME"),
-    "replication_lag": _Spec(resources.replication_lag, "s", +1, 0.95, "member", "host",
-                             "OPLOG_REPLICATION_LAG_TIME"),
-    "cpu": _Spec(resources.cpu, "%", +1, 0.95, "all", "host", "normalized CPU"),
-    "cache": _Spec(resources.cache, "%", +1, 0.95, "mongod", "host", "WiredTiger cache"),
-    "connections": _Spec(resources.connections, "", +1, 0.99, "all", "host", "CONNECTIONS"),
-    "tickets": _Spec(resources.tickets, "", -1, 0.95, "mongod", "host", "TICKETS_AVAILABLE"),
-    "iops": _Spec(resources.iops, "IOPS", +1, 0.95, "all", "disk", "DISK_PARTITION_IOPS"),
-    "disk_latency": _Spec(resources.disk_latency, "ms", +1, 0.95, "all", "disk",
-                          "DISK_PARTITION_LATENCY"),
-}  # fmt: skip
-
-
-def _applies(topo: pl.DataFrame, applies: str) -> pl.DataFrame:
-    if applies == "member":
-        return topo.filter(pl.col("replica_set_name").is_not_null())
-    if applies == "mongod":
-        return topo.filter(pl.col("type_name") != "SHARD_MONGOS")
-    return topo
 
 
 def _host_rows(
@@ -293,8 +327,12 @@ def _host_rows(
     now: datetime,
     span: timedelta,
     min_days: int,
+    fit: pl.DataFrame,
+    quantiles: Quantiles,
 ) -> pl.DataFrame:
-    """One row per host (and part) of one resource: level, p95, peak, trend, days left."""
+    """One row per host (and part) of one resource: level, p95, peak over the window, and
+    from ``fit`` (its rows of :func:`~opsapi.capacity.trend.fit_peaks` and ``recent``, the
+    last day's peak) the trend of the daily peaks, the days left and their interval."""
     keys = [*_HOST, "part"]
     now_lit = pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
     series = spec.series(frame, limit=limit).filter(
@@ -313,27 +351,10 @@ def _host_rows(
             points=pl.len().cast(pl.Int64),
         )
     )
-    # Days back from now: day 0 is the last 24 hours, so the newest day is a whole one.
-    daily = (
-        series.with_columns(
-            day=((now_lit - pl.col("timestamp")).dt.total_milliseconds() // 86_400_000)
-        )
-        .group_by([*keys, "day"])
-        .agg(y=pl.col("value").quantile(q, interpolation="linear"), n=pl.len())
-        .filter(pl.col("n") >= pl.col("n").max().over(keys) / 2)
-        .with_columns(x=-(pl.col("day").cast(pl.Float64) + 0.5))
-        .sort([*keys, "x"])
-    )
-    fit = _fit(daily, keys)
-    recent = daily.filter(pl.col("day") == pl.col("day").min().over(keys)).select(*keys, recent="y")
     expected = _applies(topo, spec.applies).select(*_HOST, "member")
     out = (
         expected.lazy()
-        .join(
-            stats.join(fit, on=keys, how="left").join(recent, on=keys, how="left"),
-            on=_HOST,
-            how="left",
-        )  # fmt: skip
+        .join(stats.join(fit.lazy(), on=keys, how="left"), on=_HOST, how="left")
         .with_columns(
             resource=pl.lit(name),
             unit=pl.lit(spec.unit),
@@ -342,58 +363,62 @@ def _host_rows(
         )
         .collect()
     )
-    return _days_left(out, spec, name, min_days)
+    return _days_left(out, spec, min_days, quantiles)
 
 
-def _fit(daily: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """Theil–Sen line of the daily values: ``trend`` (per day), ``fitted`` (at now),
-    ``sigma`` (robust noise), ``days`` (daily values) and ``span_days``."""
-    slopes = _theil_sen(daily, keys, 60)
-    return (
-        daily.join(slopes, on=keys, how="left")
-        .with_columns(pl.col("slope").fill_null(0.0))
-        .with_columns(fitted=(pl.col("y") - pl.col("slope") * pl.col("x")).median().over(keys))
-        .with_columns(resid=pl.col("y") - pl.col("fitted") - pl.col("slope") * pl.col("x"))
-        .group_by(keys)
-        .agg(
-            trend=pl.col("slope").first(),
-            fitted=pl.col("fitted").first(),
-            sigma=_MAD_TO_SIGMA * (pl.col("resid") - pl.col("resid").median()).abs().median(),
-            days=pl.len().cast(pl.Int64),
-            span_days=pl.col("x").max() - pl.col("x").min(),
-        )
-    )
-
-
-def _days_left(out: pl.DataFrame, spec: _Spec, name: str, min_days: int) -> pl.DataFrame:
+def _days_left(out: pl.DataFrame, spec: _Spec, min_days: int, quantiles: Quantiles) -> pl.DataFrame:
     """``days_left`` and ``note``: 0 past the limit, the trend's days to it when the trend
-    heads for it beyond the noise, else null and why."""
+    heads for it beyond the noise, else null and why; ``days_low`` and ``days_high`` (the
+    interval) and ``interval_source`` beside a date. ``trend``, ``_at`` (the peaks' trend now)
+    and ``recent`` come toward the limit (:func:`~opsapi.capacity.trend.fit_peaks`);
+    ``trend`` leaves in the resource's own direction."""
     w = spec.worse
-    past = (w * (pl.col("recent") - pl.col("limit"))) >= 0
-    moving = (pl.col("trend") * pl.col("span_days")).abs() > 2.0 * pl.col("sigma")
-    toward = moving & (w * pl.col("trend") > 0)
+    toward_limit = w * pl.col("limit")
+    past = (pl.col("recent") - toward_limit) >= 0
+    moving = (pl.col("trend") * pl.col("span")).abs() > 2.0 * pl.col("sigma")
+    toward = moving & (pl.col("trend") > 0)
+    dated = (pl.col("days") >= min_days) & toward & ~past
+    distance = toward_limit - pl.col("_at")
     return out.with_columns(
         days_left=pl.when(pl.col("points").is_null())
         .then(None)
         .when(past)
         .then(0.0)
-        .when((pl.col("days") >= min_days) & toward)
-        .then(((pl.col("limit") - pl.col("fitted")) / pl.col("trend")).clip(lower_bound=0.0))
+        .when(dated)
+        .then((distance / pl.col("trend")).clip(lower_bound=0.0))
         .otherwise(None),
+        days_low=pl.when(pl.col("points").is_null())
+        .then(None)
+        .when(past)
+        .then(0.0)
+        .when(dated)
+        .then(crossing_days(distance, pl.lit(quantiles.high))),
+        days_high=pl.when(pl.col("points").is_null())
+        .then(None)
+        .when(past)
+        .then(0.0)
+        .when(dated)
+        .then(crossing_days(distance, pl.lit(quantiles.low))),
+        interval_source=pl.when(dated & pl.col("points").is_not_null()).then(
+            pl.lit(quantiles.source)
+        ),
         note=pl.when(pl.col("points").is_null())
         .then(pl.lit(f"missing: no {spec.measured} data for this host"))
         .when(past)
         .then(pl.lit("past the limit"))
         .when(pl.col("days") < min_days)
         .then(pl.format("too few days for a trend ({})", pl.col("days")))
+        .when(pl.col("days").is_null())
+        .then(pl.lit("too few days for a trend (0)"))
         .when(toward)
         .then(pl.lit(None, dtype=pl.String))
         .when(moving)
         .then(pl.lit("moving away from the limit"))
         .otherwise(pl.lit("not trending toward the limit")),
+        trend=w * pl.col("trend"),
     ).select(
         *_HOST, "member", "resource", "unit", "worse", "part", "level", "p95", "peak", "trend",
-        "limit", "days_left", "note",
+        "limit", "days_left", "days_low", "days_high", "interval_source", "note",
     )  # fmt: skip
 
 
@@ -430,6 +455,15 @@ def _disk_rows(
             peak="peak",
             trend=pl.col("growth_bytes_per_day") / pl.col("capacity_bytes") * 100.0,
             days_left=pl.when(pl.col("percent_used") >= limit).then(0.0).otherwise(pl.col(label)),
+            days_low=pl.when(pl.col("percent_used") >= limit)
+            .then(0.0)
+            .otherwise(pl.col(f"{label}_low")),
+            days_high=pl.when(pl.col("percent_used") >= limit)
+            .then(0.0)
+            .otherwise(pl.col(f"{label}_high")),
+            interval_source=pl.when(
+                (pl.col("percent_used") < limit) & pl.col(label).is_not_null()
+            ).then("interval_source"),
             note=pl.when(pl.col("percent_used") >= limit)
             .then(pl.lit("past the limit"))
             .when(pl.col(label).is_null())
@@ -527,6 +561,9 @@ def _finish(rows: pl.DataFrame, now: datetime) -> pl.DataFrame:
             "limit",
             "high_mark",
             "days_left",
+            "days_low",
+            "days_high",
+            "interval_source",
             "date",
             "status",
             "binding",

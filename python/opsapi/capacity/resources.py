@@ -12,7 +12,8 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -208,3 +209,42 @@ def disk_latency(frame: pl.DataFrame | pl.LazyFrame, *, limit: float) -> pl.Lazy
         .agg(pl.col("value").max())
     )
     return _shape(v, pl.col("partition_name"), limit)
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """How one resource is read: its series, unit, which way is worse, the quantile that
+    stands for it, the hosts it applies to and the measurements it needs."""
+
+    series: Callable[..., pl.LazyFrame]
+    unit: str
+    worse: int  # +1: higher is worse; -1: lower is worse
+    quantile: float
+    applies: str  # "all", "mongod" (not a mongos) or "member" (of a replica set)
+    needs: str  # "host" or "disk": the frame it reads
+    measured: str  # what a missing row says is missing
+
+
+#: How :func:`opsapi.capacity.headroom` reads each resource but disk space.
+_SPECS: dict[str, _Spec] = {
+    "oplog_window": _Spec(oplog_window, "h", -1, 0.95, "member", "host",
+                          "OPLOG_MASTER_TIME"),
+    "replication_lag": _Spec(replication_lag, "s", +1, 0.95, "member", "host",
+                             "OPLOG_REPLICATION_LAG_TIME"),
+    "cpu": _Spec(cpu, "%", +1, 0.95, "all", "host", "normalized CPU"),
+    "cache": _Spec(cache, "%", +1, 0.95, "mongod", "host", "WiredTiger cache"),
+    "connections": _Spec(connections, "", +1, 0.99, "all", "host", "CONNECTIONS"),
+    "tickets": _Spec(tickets, "", -1, 0.95, "mongod", "host", "TICKETS_AVAILABLE"),
+    "iops": _Spec(iops, "IOPS", +1, 0.95, "all", "disk", "DISK_PARTITION_IOPS"),
+    "disk_latency": _Spec(disk_latency, "ms", +1, 0.95, "all", "disk",
+                          "DISK_PARTITION_LATENCY"),
+}  # fmt: skip
+
+
+def _applies(topo: pl.DataFrame, applies: str) -> pl.DataFrame:
+    """The hosts of ``topo`` a resource applies to (:attr:`_Spec.applies`)."""
+    if applies == "member":
+        return topo.filter(pl.col("replica_set_name").is_not_null())
+    if applies == "mongod":
+        return topo.filter(pl.col("type_name") != "SHARD_MONGOS")
+    return topo

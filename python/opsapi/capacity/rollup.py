@@ -8,7 +8,7 @@ from __future__ import annotations
 import polars as pl
 
 _HOST = ["group_id", "host_id"]
-_SEVERITY = {"critical": 0, "warning": 1, "watch": 2, "ok": 3, "missing": 4}
+_SEVERITY = {"critical": 0, "warning": 1, "watch": 2, "ok": 3, "oversized": 3, "missing": 4}
 
 
 def _rank() -> pl.Expr:

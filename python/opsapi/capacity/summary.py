@@ -3,6 +3,7 @@ the days left of each resource (what the report and ``opsapi capacity`` show).""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Optional
 
@@ -10,7 +11,8 @@ import polars as pl
 
 from .headroom import RESOURCES
 
-__all__ = ["cell_text", "deployment_rows", "headroom_summary", "headroom_table", "role_name"]
+__all__ = ["accuracy_text", "cell_text", "deployment_rows", "headroom_summary", "headroom_table",
+           "oversized_deployments", "range_text", "role_name"]  # fmt: skip
 
 #: The scopes of a sharded cluster's hosts that hold no data: findings of their own kind, said
 #: with their role ("config server disk 90 % full ...") and given a column of their own.
@@ -132,7 +134,111 @@ def _said(row: dict) -> str:
         return f"{row['resource']}: {row['note']}{where}"
     if days == 0:
         return f"{phrase} now{where}"
-    return f"{phrase} in ~{days:.0f} days, {row['date']:%b %-d}{where}"
+    span = range_text(row.get("days_low"), row.get("days_high"))
+    span = f" ({span})" if span else ""
+    return f"{phrase} in ~{days:.0f} days{span}, {row['date']:%b %-d}{where}"
+
+
+def range_text(low: Optional[float], high: Optional[float]) -> str:
+    """A days-to-limit interval as a person reads it: whole days, the earliest rounded down
+    and the latest up; ``or more`` where the latest is open (the trend's own uncertainty
+    outgrows it) or beyond a year; blank without an interval.
+
+    >>> range_text(12.4, 25.2), range_text(3.0, None), range_text(40.2, 900.0)
+    ('12-26', '3 or more', '40 or more')
+    >>> range_text(None, None)
+    ''
+    """
+    if low is None:
+        return ""
+    if high is None or high >= 365:
+        return f"{math.floor(low)} or more"
+    return f"{math.floor(low)}-{math.ceil(high)}"
+
+
+def accuracy_text(bt: pl.DataFrame, resource: str, days: Optional[float]) -> Optional[str]:
+    """How good past forecasts of ``resource`` were on this fleet (a :func:`backtest` frame),
+    at the backtested horizon nearest ``days`` ahead, in words; ``None`` without past dated
+    forecasts of it.
+
+    >>> bt = pl.DataFrame({"resource": ["cpu", "cpu"], "horizon": [7, 30], "dated": [40, 12],
+    ...                    "abs_error_days_p90": [2.6, 9.1], "coverage": [0.82, 0.75],
+    ...                    "interval_level": [0.8, 0.8]})
+    >>> print(accuracy_text(bt, "cpu", 11.0))  # doctest: +NORMALIZE_WHITESPACE
+    past forecasts of this kind on this fleet were within ±3 days, 9 times out of 10 (7 days
+    ahead, 40 of them; 82 % fell in their 80 % range)
+    """
+    rows = bt.filter(pl.col("resource") == resource, pl.col("dated") > 0)
+    if rows.is_empty():
+        return None
+    target = 14.0 if days is None else days
+    row = rows.sort((pl.col("horizon") - target).abs(), "horizon").row(0, named=True)
+    within = math.ceil(row["abs_error_days_p90"])
+    covered = row.get("coverage")
+    inside = (
+        f"; {covered * 100:.0f} % fell in their {row['interval_level'] * 100:.0f} % range"
+        if covered is not None
+        else ""
+    )
+    return (
+        f"past forecasts of this kind on this fleet were within ±{within} day"
+        f"{'' if within == 1 else 's'}, 9 times out of 10 ({row['horizon']} days ahead, "
+        f"{row['dated']} of them{inside})"
+    )
+
+
+_SIZING_WORDS = {"cpu": "CPU", "cache": "cache", "disk": "disk space", "iops": "IOPS"}
+
+
+def _oversized_said(rows: pl.DataFrame) -> str:
+    """An oversized deployment's sentence: its sizing resources' peaks as shares of their
+    limits, the nearest first."""
+    share = (pl.col("peak") / pl.col("limit") * 100).alias("share")
+    parts = rows.with_columns(share).sort("share", descending=True)
+    said = ", ".join(
+        f"{_SIZING_WORDS.get(r['resource'], r['resource'])} {r['share']:.0f} %"
+        for r in parts.iter_rows(named=True)
+    )
+    return (
+        f"oversized: CPU, cache, disk space and IOPS each peaked at most half their limit ({said})"
+    )
+
+
+def oversized_deployments(
+    h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None
+) -> pl.DataFrame:
+    """The oversized deployments of a :func:`headroom` frame (status ``oversized``), one row
+    each: ``deployment``, ``group_id``, ``scope_kind``, ``scope``, and per sizing resource
+    (``cpu``, ``cache``, ``disk``, ``iops``) its worst value over the window as a share of
+    its limit; ``nearest`` (the resource nearest its limit). On Atlas,
+    :func:`~opsapi.capacity.oversized.tier_down` says whether one tier down fits.
+
+    >>> from opsapi.capacity import headroom, headroom_inputs
+    >>> oversized_deployments(headroom(*headroom_inputs(client)))["deployment"].to_list()
+    ['prod · standalone0']
+    """
+    rows = deployment_rows(h, names).filter(pl.col("status") == "oversized")
+    keys = ["deployment", "group_id", "scope_kind", "scope"]
+    if rows.is_empty():
+        return pl.DataFrame(
+            schema={
+                **{k: pl.String for k in keys},
+                **{r: pl.Float64 for r in _SIZING_WORDS},
+                "nearest": pl.String,
+            }  # fmt: skip
+        )
+    rows = rows.with_columns(
+        pl.col("group_id").cast(pl.String), share=pl.col("peak") / pl.col("limit")
+    )
+    wide = rows.pivot(on="resource", index=keys, values="share", aggregate_function="max")
+    nearest = (
+        rows.sort("share", descending=True)
+        .group_by(keys, maintain_order=True)
+        .agg(nearest=pl.col("resource").first())
+    )
+    cols = [pl.col(r) if r in wide.columns else pl.lit(None, pl.Float64).alias(r)
+            for r in _SIZING_WORDS]  # fmt: skip
+    return wide.select(*keys, *cols).join(nearest, on=keys, how="left")
 
 
 def headroom_summary(
@@ -149,8 +255,10 @@ def headroom_summary(
 
     Returns:
         ``deployment``, ``group_id``, ``scope_kind``, ``scope``, ``binding``, ``days_left``,
-        ``date``, ``status`` (of the binding resource), ``member`` and ``summary``: e.g.
-        ``"Prod · rs0: oplog window below 24 h in ~11 days, Mar 13 (rs0-1)"``.
+        ``days_low``, ``days_high``, ``interval_source``, ``date``, ``status`` (of the binding
+        resource), ``member`` and ``summary``: e.g. ``"Prod · rs0: oplog window below 24 h
+        in ~11 days (9-13), Mar 13 (rs0-1)"``; each date's interval (:func:`range_text`) is
+        :func:`headroom`'s (80 % by default).
 
     >>> from opsapi.capacity import headroom, headroom_inputs
     >>> h = headroom(*headroom_inputs(client))
@@ -175,8 +283,12 @@ def headroom_summary(
             }
         )
         missing = [text for _, text in missing]
+        big = rows.filter(pl.col("status") == "oversized")
         if not said:
             text = "nothing runs out within the horizon"
+            if big.height:
+                text = _oversized_said(big)
+                first = [{"status": "oversized"}]
         if missing:
             text += "; missing: " + ", ".join(missing)
         out.append(
@@ -187,6 +299,9 @@ def headroom_summary(
                 "scope": any_row["scope"],
                 "binding": first[0].get("resource"),
                 "days_left": first[0].get("days_left"),
+                "days_low": first[0].get("days_low"),
+                "days_high": first[0].get("days_high"),
+                "interval_source": first[0].get("interval_source"),
                 "date": first[0].get("date"),
                 "status": first[0].get("status", "ok"),
                 "member": first[0].get("member"),
@@ -197,18 +312,21 @@ def headroom_summary(
         out,
         schema={"deployment": pl.String, "group_id": pl.String, "scope_kind": pl.String,
                 "scope": pl.String, "binding": pl.String, "days_left": pl.Float64,
+                "days_low": pl.Float64, "days_high": pl.Float64, "interval_source": pl.String,
                 "date": pl.Datetime("ms", "UTC"), "status": pl.String, "member": pl.String,
                 "summary": pl.String},
     )  # fmt: skip
     sev = pl.col("status").replace_strict(
-        {"critical": 0, "warning": 1, "watch": 2, "ok": 3, "missing": 4}, return_dtype=pl.Int32
+        {"critical": 0, "warning": 1, "watch": 2, "ok": 3, "oversized": 3, "missing": 4},
+        return_dtype=pl.Int32,
     )
     return frame.sort(sev, pl.col("days_left").fill_null(float("inf")), "deployment")
 
 
 def headroom_table(h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None) -> pl.DataFrame:
     """One row per deployment, one column per resource: the days left (null: not running
-    out, missing or not applicable) and, in ``<resource>_status``, its status; in the order
+    out, missing or not applicable), in ``<resource>_status`` its status, and in
+    ``<resource>_low`` and ``<resource>_high`` the interval of its days left; in the order
     of :func:`headroom_summary`. A resource's column is the deployment's data-bearing
     members'; a sharded cluster's config servers and mongos have a column each
     (``config_servers``, ``mongos``): their most urgent resource's days left.
@@ -227,17 +345,21 @@ def headroom_table(h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None
     wide = top.pivot(
         on="resource",
         index="deployment",
-        values=["days_left", "status"],
+        values=["days_left", "status", "days_low", "days_high"],
         aggregate_function="first",
     )
     cols = []
     for r in resources:
-        d, s = f"days_left_{r}", f"status_{r}"
-        cols.append(pl.col(d).alias(r) if d in wide.columns else pl.lit(None, pl.Float64).alias(r))
-        cols.append(
-            pl.col(s).alias(f"{r}_status") if s in wide.columns
-            else pl.lit(None, pl.String).alias(f"{r}_status")
-        )  # fmt: skip
+        for value, name, dtype in (
+            ("days_left", r, pl.Float64),
+            ("status", f"{r}_status", pl.String),
+            ("days_low", f"{r}_low", pl.Float64),
+            ("days_high", f"{r}_high", pl.Float64),
+        ):
+            c = f"{value}_{r}"
+            cols.append(
+                pl.col(c).alias(name) if c in wide.columns else pl.lit(None, dtype).alias(name)
+            )
     out = order.join(wide.select("deployment", *cols), on="deployment", how="left",
                      maintain_order="left")  # fmt: skip
     for kind in ROLE_SCOPES:
@@ -255,8 +377,9 @@ def headroom_table(h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None
 
 def cell_text(days: Optional[float], status: Optional[str]) -> str:
     """A headroom table cell as a person reads it: the days left, ``now`` when past the
-    limit, ``high`` when flagged without a date, ``ok`` when not running out, ``missing``
-    without data, blank where the resource does not apply.
+    limit, ``high`` when flagged without a date, ``ok`` when not running out, ``low`` for
+    an oversized deployment's resource that is not, ``missing`` without data, blank where the
+    resource does not apply.
 
     >>> [cell_text(12.4, "warning"), cell_text(0.0, "critical"), cell_text(None, "ok"),
     ...  cell_text(None, "missing"), cell_text(500.0, "ok"), cell_text(None, None)]
@@ -267,7 +390,7 @@ def cell_text(days: Optional[float], status: Optional[str]) -> str:
     if status == "missing":
         return "missing"
     if days is None:
-        return "high" if status in _FLAGGED else "ok"
+        return "high" if status in _FLAGGED else "low" if status == "oversized" else "ok"
     if days == 0:
         return "now"
     if days < 1:

@@ -3,9 +3,11 @@ columns at most).
 
 Pulls every host of the projects (``--project``, default all the key sees) over ``--window``,
 runs :func:`opsapi.capacity.headroom`, and prints the summary (one sentence per deployment,
-most urgent first) and the headroom table (one row per deployment, the days left of each
-resource), coloured by urgency when stdout is a terminal (``NO_COLOR`` turns colour off).
-``--output json`` prints the same as JSON.
+most urgent first, each date with its 80 % range) and the headroom table (one row per
+deployment, the days left of each resource), coloured by urgency when stdout is a terminal
+(``NO_COLOR`` turns colour off), and where the ranges come from. ``--history`` pulls more than
+the window, so that the ranges come from how wrong past forecasts were on this fleet
+(:func:`opsapi.capacity.backtest`). ``--output json`` prints the same as JSON.
 
 The measurements come from the server (:func:`_inputs`); a local measurement store plugs in
 there (``--store PATH``, once the store exists), the rest of the command unchanged.
@@ -13,6 +15,7 @@ there (``--store PATH``, once the store exists), the rest of the command unchang
 Example::
 
     $ opsapi capacity --window 14d
+    $ opsapi capacity --window 14d --history 63d    # ranges backtested on 63 days
     $ opsapi --profile prod capacity --project Prod --output json | jq '.summary[0]'
 """
 
@@ -39,9 +42,11 @@ from ._table import terminal_width
 _DESCRIPTION = (
     "Pulls the measurements of every host of the projects (--project, default: every project "
     "the key can see) over --window, and prints what runs out first: one sentence per "
-    "deployment, most urgent first, then the days left of each resource per deployment, "
-    "coloured by urgency on a terminal (NO_COLOR turns colour off). --output json prints the "
-    "same as JSON."
+    "deployment, most urgent first, each date with its 80 % range, then the days left of each "
+    "resource per deployment, coloured by urgency on a terminal (NO_COLOR turns colour off). "
+    "--history pulls more than the window so that the ranges come from how wrong past "
+    "forecasts were on this fleet (a backtest); without it they come from the fits' residuals. "
+    "--output json prints the same as JSON."
 )
 WIDTH = 80
 # Column heads of the table: the resources of capacity.RESOURCES (and shard_growth), short.
@@ -50,7 +55,8 @@ _HEADS = {
     "cache": "cache", "connections": "conns", "tickets": "tkts", "iops": "iops",
     "disk_latency": "lat", "shard_growth": "shard",
 }  # fmt: skip
-_COLOURS = {"critical": "31;1", "warning": "33", "watch": "36", "ok": "32", "missing": "2"}
+_COLOURS = {"critical": "31;1", "warning": "33", "watch": "36", "ok": "32", "oversized": "34",
+            "missing": "2"}  # fmt: skip
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
@@ -64,6 +70,10 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--granularity", default="PT1H", metavar="DURATION", help="ISO 8601, default PT1H"
     )
+    p.add_argument(
+        "--history", metavar="DURATION",
+        help="pull this much (more than --window) to backtest the ranges, e.g. 63d",
+    )  # fmt: skip
 
 
 def _inputs(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
@@ -74,7 +84,9 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
     c = client(args)
     groups = {g.id: g.name for g in c.groups.list()}
     ids = project_ids(c, args.projects) or list(groups)
-    inputs = capacity.headroom_inputs(c, ids, window=args.window, granularity=args.granularity)
+    inputs = capacity.headroom_inputs(
+        c, ids, window=args.window, granularity=args.granularity, history=args.history
+    )
     return inputs, {g: groups.get(g, g) for g in ids}
 
 
@@ -86,32 +98,60 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     h = capacity.headroom(*inputs, window=args.window)
     summary = capacity.headroom_summary(h, names=names)
     table = capacity.headroom_table(h, names=names)
+    sources = set(h["interval_source"].drop_nulls().to_list())
     if fmt == "json":
-        write_json(_as_json(summary, table, args.window), out)
+        bt = capacity.backtest(*inputs, window=args.window) if args.history else None
+        write_json(_as_json(summary, table, args.window, bt), out)
         return 0
     colour = out.isatty() and not os.environ.get("NO_COLOR")
     width = min(WIDTH, terminal_width(out) or WIDTH)
-    out.write(render(summary, table, colour=colour, width=width))
+    out.write(render(summary, table, colour=colour, width=width, sources=sources))
     return 0
 
 
-def _as_json(summary: Any, table: Any, window: str) -> dict[str, Any]:
+def _as_json(summary: Any, table: Any, window: str, bt: Any = None) -> dict[str, Any]:
     resources = list(_HEADS)
     return {
         "window": window,
+        "interval_level": 0.8,
         "summary": summary.to_dicts(),
         "table": [
             {
                 "deployment": row["deployment"],
                 "resources": {
-                    r: {"days_left": row[r], "status": row[f"{r}_status"]}
+                    r: {
+                        "days_left": row[r],
+                        "days_low": row[f"{r}_low"],
+                        "days_high": row[f"{r}_high"],
+                        "status": row[f"{r}_status"],
+                    }
                     for r in resources
                     if row[f"{r}_status"] is not None
                 },
             }
             for row in table.iter_rows(named=True)
         ],
+        "backtest": None if bt is None else bt.to_dicts(),
     }
+
+
+def ranges_note(sources: set[str]) -> str:
+    """Where the summary's ranges come from, in a sentence.
+
+    >>> print(ranges_note({"backtest"}))
+    Ranges: 80 % intervals from how wrong past forecasts were on this fleet.
+    """
+    if sources == {"backtest"}:
+        return "Ranges: 80 % intervals from how wrong past forecasts were on this fleet."
+    if "backtest" in sources:
+        return (
+            "Ranges: 80 % intervals from how wrong past forecasts were on this fleet, where "
+            "there were enough of them; else from the fits' residuals."
+        )
+    return (
+        "Ranges: 80 % intervals from the fits' residuals alone; --history 63d checks them "
+        "against past forecasts."
+    )
 
 
 def _paint(text: str, status: Any, colour: bool) -> str:
@@ -119,8 +159,16 @@ def _paint(text: str, status: Any, colour: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if code else text
 
 
-def render(summary: Any, table: Any, *, colour: bool = False, width: int = WIDTH) -> str:
-    """The summary and the headroom table as text of at most ``width`` columns.
+def render(
+    summary: Any,
+    table: Any,
+    *,
+    colour: bool = False,
+    width: int = WIDTH,
+    sources: set[str] | None = None,
+) -> str:
+    """The summary and the headroom table as text of at most ``width`` columns, and where
+    the ranges come from (``sources``: the headroom's ``interval_source`` values) if any.
 
     >>> import polars as pl
     >>> s = pl.DataFrame({"summary": ["prod · rs0: oplog window below 24 h in ~12 days"],
@@ -154,6 +202,8 @@ def render(summary: Any, table: Any, *, colour: bool = False, width: int = WIDTH
         )
         lines.append(names[0].ljust(name_width) + cells)
         lines += names[1:]
+    if sources:
+        lines += [""] + textwrap.wrap(ranges_note(sources), width)
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 

@@ -2,9 +2,9 @@
 
 Each finding's chart shows what its sentence says, dated: the hourly series of the member
 that sets the value, its trend (dashed) up to the day it reaches the limit, that day labelled
-inside the plot, a rule at "now", and every threshold the sentence cites (the limit, and the
-CPU's high mark), each labelled. Day ticks carry the month and never collide; a chart takes
-the width of its column.
+inside the plot and its 80 % range shaded, a rule at "now", and every threshold the sentence
+cites (the limit, and the CPU's high mark), each labelled. Day ticks carry the month and
+never collide; a chart takes the width of its column.
 """
 
 from __future__ import annotations
@@ -165,6 +165,9 @@ def finding_chart(row: dict, series: pl.DataFrame, now: datetime) -> Any:
         layers.append(
             alt.Chart(fit).mark_line(color=_ORANGE, strokeDash=[6, 3]).encode(x=x, y="value:Q")
         )
+    band = _range_band(row, now, start, right)
+    if band is not None:
+        layers.append(band)
     layers += _rule_x(now, "now", _GREY, "now")
     what = f"{row['limit']:,.4g} {unit}".strip()
     layers += _rule_y(row["limit"], f"limit {what}", right, below=under, name="limit")
@@ -194,6 +197,27 @@ def finding_chart(row: dict, series: pl.DataFrame, now: datetime) -> Any:
         alt.layer(*layers)
         .properties(width="container", height=HEIGHT, title=title(row))
         .interactive(bind_y=False)
+    )
+
+
+def _range_band(row: dict, now: datetime, start: datetime, right: datetime) -> Any:
+    """The crossing day's 80 % range (``days_low`` to ``days_high``), shaded over the plot's
+    height and cut at its right edge; None without a range inside the plot."""
+    import altair as alt
+
+    low, high = row.get("days_low"), row.get("days_high")
+    if not row.get("days_left") or low is None:
+        return None
+    t0 = max(start, now + timedelta(days=low))
+    t1 = right if high is None else min(right, now + timedelta(days=high))
+    if t0 >= right or t1 <= t0:
+        return None
+    df = _frame(timestamp=[t0], t2=[t1])
+    return (
+        alt.Chart(df)
+        .mark_rect(color=_RED, opacity=0.12)
+        .encode(x="timestamp:T", x2="t2:T")
+        .properties(name="range")
     )
 
 

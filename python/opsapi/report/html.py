@@ -127,6 +127,7 @@ ul.summary { padding-left: 0; } ul.summary li { margin: 4px 0; padding-left: 6px
   border-left: 4px solid #ccc; list-style: none; }
 ul.summary li.critical { border-color: #d62728; } ul.summary li.warning { border-color: #ff7f0e; }
 ul.summary li.watch { border-color: #e6c700; } ul.summary li.ok { border-color: #2ca02c; }
+ul.summary li.oversized { border-color: #4c78a8; }
 .asof { color: #666; font-size: 12px; }
 .scroll { overflow-x: auto; max-width: 100%; margin: 8px 0; }
 table { border-collapse: collapse; margin: 0; font-size: 13px; }
@@ -143,8 +144,13 @@ td.watch { background: #fbf3c0; } td.ok { background: #e3f3e1; } td.missing { ba
 .legend .critical { background: #f8c9c9; } .legend .warning { background: #fde2c2; }
 .legend .watch { background: #fbf3c0; } .legend .ok { background: #e3f3e1; }
 .legend .missing { background: #e4e4e4; }
+td.oversized, .legend .oversized { background: #dbe8f6; }
 .charts { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 12px; }
 .chart { min-height: 260px; min-width: 0; }
+.finding { min-width: 0; }
+/* vega-embed makes its element inline-block: inside .finding it must still take the width. */
+.finding .chart { display: block; width: 100%; }
+.finding .accuracy, .ranges { color: #444; font-size: 0.9em; margin: 4px 0 0; }
 @media (max-width: 1100px) { .charts { grid-template-columns: minmax(0, 1fr); } }
 @media (max-width: 700px) { body { padding: 8px 12px; } }
 """

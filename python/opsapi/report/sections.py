@@ -50,6 +50,9 @@ class ReportData:
     alert_events: Optional[pl.DataFrame] = None
     sync: Any = None
     frames: dict[str, pl.DataFrame] = field(default_factory=dict)
+    #: Each Atlas deployment's tier by its headroom scope (``{"Cluster0": "M50"}``): the
+    #: oversized section then says whether one tier down fits (``capacity.tier_down``).
+    tiers: Optional[dict[str, str]] = None
 
 
 def render(data: ReportData) -> str:
@@ -69,11 +72,17 @@ def render(data: ReportData) -> str:
     summary = capacity.headroom_summary(h, names=data.names)
     table_ = capacity.headroom_table(h, names=data.names)
     forecast = capacity.disk_forecast(data.disk_frame, window=data.window, now=data.now)
-    data.frames.update(headroom=h, summary=summary, headroom_table=table_, forecast=forecast)
+    bt = capacity.backtest(
+        data.host_frame, data.disk_frame, data.hosts, window=data.window, now=data.now
+    )
+    data.frames.update(
+        headroom=h, summary=summary, headroom_table=table_, forecast=forecast, backtest=bt
+    )
     parts = [
-        _summary_section(summary, now, data.window),
+        _summary_section(summary, now, data.window, _ranges_said(h, bt, data)),
         _headroom_section(table_),
         _findings_section(h, data),
+        _oversized_section(h, data),
         _disks_section(forecast, data),
         _databases_section(forecast, data),
         _alerts_section(data),
@@ -84,7 +93,9 @@ def render(data: ReportData) -> str:
     return page(body, [c for group in charts for c in group])
 
 
-def _summary_section(summary: pl.DataFrame, now: datetime, window: str) -> tuple[str, list]:
+def _summary_section(
+    summary: pl.DataFrame, now: datetime, window: str, ranges: str
+) -> tuple[str, list]:
     items = "".join(
         f'<li class="{e(r["status"])}">{e(r["summary"])}</li>'
         for r in summary.iter_rows(named=True)
@@ -93,10 +104,33 @@ def _summary_section(summary: pl.DataFrame, now: datetime, window: str) -> tuple
         '<section id="summary"><h1>What runs out first</h1>'
         f'<ul class="summary">{items}</ul>'
         f'<p class="asof">As of {now:%Y-%m-%d %H:%M} UTC, from the last {e(window)} of '
-        "measurements. Days left count to each resource's limit at its current trend; "
-        "<b>now</b>: past it. A sharded cluster's resources are its shards' data-bearing "
-        "members'; its config servers and mongos are named as such.</p></section>",
+        "measurements. Days left count to each resource's limit at the trend of its daily "
+        "peaks (a weekly cycle taken out: a quiet weekend is not a slowdown); <b>now</b>: past "
+        "it. A sharded cluster's resources are its shards' data-bearing members'; its config "
+        f'servers and mongos are named as such.</p><p class="ranges">{e(ranges)}</p></section>',
         [],
+    )
+
+
+def _ranges_said(h: pl.DataFrame, bt: pl.DataFrame, data: ReportData) -> str:
+    """Where the ranges in brackets come from, in words: a backtest on the fleet's history,
+    or the fits' residuals where the history is too short for one."""
+    sources = set(h["interval_source"].drop_nulls().to_list())
+    stamps = pl.concat([data.host_frame.select("timestamp"), data.disk_frame.select("timestamp")])
+    first = stamps["timestamp"].min()
+    days = 0 if first is None else int((data.now - first).total_seconds() // 86_400)
+    said = "The figures in brackets are each date's 80 % range"
+    if "backtest" in sources:
+        checked = int(bt["forecasts"].sum()) if bt.height else 0
+        return (
+            f"{said}: the spread of {checked:,} past forecasts made the same way on this fleet's "
+            f"last {days} days and checked against what came (a backtest; each finding below "
+            "says how close they came)."
+        )
+    return (
+        f"{said}, from the fits' residuals alone: {days} days of history are too few to check "
+        "past forecasts against what came (a backtest needs the window, the horizon and "
+        "another window: 58 days for 30 days ahead)."
     )
 
 
@@ -119,6 +153,7 @@ def _headroom_section(table_: pl.DataFrame) -> tuple[str, list]:
         f'<span class="{s}">{t}</span>'
         for s, t in (("critical", "within a week"), ("warning", "within a month"),
                      ("watch", "within 90 days"), ("ok", "not running out"),
+                     ("oversized", "oversized: below half its limits"),
                      ("missing", "no data"))
     )  # fmt: skip
     return (
@@ -134,6 +169,58 @@ def _headroom_section(table_: pl.DataFrame) -> tuple[str, list]:
         + '<p class="asof"><b>high</b>: flagged without a date (the CPU\'s p95 past its mark). '
         "Config servers and mongos: the days left of their most urgent resource.</p>"
         "</section>",
+        [],
+    )
+
+
+def _oversized_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
+    """The deployments that could be smaller: each sizing resource's peak as a share of its
+    limit and, with their Atlas tiers, whether one tier down fits."""
+    big = capacity.oversized_deployments(h, names=data.names)
+    data.frames["oversized"] = big
+    if big.is_empty():
+        return (
+            '<section id="oversized"><h2>What is oversized</h2><p>No deployment: each has a '
+            "resource that peaked above half its limit over the window, or a finding.</p>"
+            "</section>",
+            [],
+        )
+    down = (
+        capacity.tier_down(h, data.tiers).rename({"binding": "down_binding"})
+        if data.tiers
+        else None
+    )
+    rows = []
+    for r in big.iter_rows(named=True):
+        cells = [r["deployment"]] + [
+            "" if r[k] is None else f"{r[k] * 100:.0f} %" for k in ("cpu", "cache", "disk", "iops")
+        ]
+        if down is not None:
+            d = down.filter(pl.col("scope") == r["scope"])
+            d = d.row(0, named=True) if d.height else {}
+            fits = d.get("fits")
+            cells += [
+                d.get("tier") or "",
+                "" if fits is None else f"{'yes' if fits else 'no'}: {d['tier_down']}, "
+                f"{d['down_binding']} at {d['share_of_limit'] * 100:.0f} % of its limit",
+            ]  # fmt: skip
+        rows.append(cells)
+    header = ["Deployment", "CPU peak", "Cache (dirty) peak", "Disk space peak", "IOPS peak"]
+    header += ["Tier", "One tier down"] if down is not None else []
+    return (
+        '<section id="oversized"><h2>What is oversized</h2>'
+        "<p>Deployments whose CPU, cache, disk space and IOPS each peaked at most half their "
+        "limit over the window, with nothing flagged: half the machine would still peak at "
+        "or under every limit. Each peak as a share of its limit.</p>"
+        + table(header, rows, numeric=range(1, 5))
+        + (
+            '<p class="asof">One tier down: the next smaller Atlas tier still leaves each '
+            "resource's peak, moved by its trend 30 days ahead and scaled by the smaller tier's "
+            "vCPUs and memory, at most 70 % of its limit.</p>"
+            if down is not None
+            else ""
+        )
+        + "</section>",
         [],
     )
 
@@ -155,10 +242,11 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
     now = data.now
     topo = data.frames["topology"]
     specs = []
+    bt = data.frames["backtest"]
     for i, r in enumerate(_finding_rows(h, data).iter_rows(named=True)):
         series = series_of(r, data.host_frame, data.disk_frame, topo)
         chart = finding_chart(r, series, now)
-        specs.append((f"finding-{i}", title_text(r), chart.to_dict()))
+        specs.append((f"finding-{i}", title_text(r), chart.to_dict(), _caption(r, bt)))
     flagged = h.filter(
         pl.col("resource") == "shard_growth", pl.col("status").is_in(["critical", "warning"])
     )
@@ -168,18 +256,38 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
         deployment = _deployment_of(first["scope"], data)
         chart = shard_chart(first, deployment, pts, now)
         name = f"{deployment}: {LABELS['shard_growth']}"
-        specs.append(("finding-shards", name, chart.to_dict()))
+        specs.append(("finding-shards", name, chart.to_dict(), ""))
     divs = "".join(
-        f'<div class="chart" id="{cid}" data-title="{e(name)}"></div>' for cid, name, _ in specs
+        f'<div class="finding"><div class="chart" id="{cid}" data-title="{e(name)}"></div>'
+        + (f'<p class="accuracy">{e(caption)}</p>' if caption else "")
+        + "</div>"
+        for cid, name, _, caption in specs
     )
     return (
         '<section id="findings"><h2>The findings, most urgent first</h2>'
         "<p>Each chart: the hourly series of the member that sets the value, its trend "
-        "(dashed, fitted to the daily p95) up to the day it reaches the limit, that day, "
-        "now, and every threshold the finding names (red). Drag to pan, scroll to zoom in "
-        "time.</p>"
+        "(dashed, fitted to the daily peaks with the weekly cycle taken out) up to the day it "
+        "reaches the limit, that day and its 80 % range (shaded), now, and every threshold "
+        "the finding names (red); below it, how close past forecasts of its kind came on "
+        "this fleet. Drag to pan, scroll to zoom in time.</p>"
         f'<div class="charts">{divs}</div></section>',
-        [(cid, spec) for cid, _, spec in specs],
+        [(cid, spec) for cid, _, spec, _ in specs],
+    )
+
+
+def _caption(row: dict, bt: pl.DataFrame) -> str:
+    """Under a finding's chart: its range, and how close past forecasts of its kind came."""
+    days = row.get("days_left")
+    if not days:
+        return ""
+    span = capacity.range_text(row.get("days_low"), row.get("days_high"))
+    said = f"In ~{days:.0f} days ({span} at 80 %)" if span else f"In ~{days:.0f} days"
+    accuracy = capacity.accuracy_text(bt, row["resource"], days)
+    if row.get("interval_source") == "backtest" and accuracy:
+        return f"{said}; {accuracy}."
+    return (
+        f"{said}; the range from the fit's residuals alone (too little history to check past "
+        "forecasts)."
     )
 
 
@@ -213,6 +321,7 @@ def _disks_section(forecast: pl.DataFrame, data: ReportData) -> tuple[str, list]
             number(r["capacity_bytes"] / GIB, "GiB", 0), number(r["percent_used"], "%"),
             number((r["growth_bytes_per_day"] or 0) / GIB, "GiB", 2), r["trend"],
             "" if r["days_to_90"] is None else f"{r['days_to_90']:.0f}",
+            capacity.range_text(r["days_to_90_low"], r["days_to_90_high"]),
             date(r["date_90"]), date(r["date_full"]),
         ]
         for r in view.iter_rows(named=True)
@@ -221,10 +330,10 @@ def _disks_section(forecast: pl.DataFrame, data: ReportData) -> tuple[str, list]
         host=pl.col("member").map_elements(host, return_dtype=pl.String)
     )
     header = ["host", "partition", "used", "capacity", "used %", "growth a day", "trend",
-              "days to 90 %", "90 % on", "full on"]  # fmt: skip
+              "days to 90 %", "80 % range", "90 % on", "full on"]  # fmt: skip
     return (
         '<section id="disks"><h2>Disks closest to full</h2>'
-        + table(header, rows, numeric=(2, 3, 4, 5, 7), dates=(8, 9))
+        + table(header, rows, numeric=(2, 3, 4, 5, 7, 8), dates=(9, 10))
         + "</section>",
         [],
     )
@@ -332,18 +441,20 @@ def _details_section(h: pl.DataFrame) -> tuple[str, list]:
             "" if r["trend"] is None else number(r["trend"], r["unit"], 2) + " a day",
             number(r["limit"], r["unit"], 0),
             (capacity.cell_text(r["days_left"], r["status"]), r["status"]),
+            capacity.range_text(r["days_low"], r["days_high"]) if r["days_left"] else "",
             date(r["date"]), r["note"] or "",
         ]
         for r in flagged.iter_rows(named=True)
     ]  # fmt: skip
     header = ["host", "resource", "partition", "now", "p95 toward the limit", "worst",
-              "worse when", "trend", "limit", "days left", "date", "note"]  # fmt: skip
+              "worse when", "trend", "limit", "days left", "80 % range", "date",
+              "note"]  # fmt: skip
     return (
         '<section id="details"><h2>Every flagged host</h2>'
         "<p>Each statistic is taken toward the limit: where higher is worse, the p95 (the "
         "p99 for connections) and the maximum; where lower is worse (the oplog window, "
         "tickets), the 5th percentile (p5) and the minimum.</p>"
-        + table(header, rows, numeric=(3, 4, 5, 7, 8, 9), dates=(10,))
+        + table(header, rows, numeric=(3, 4, 5, 7, 8, 9, 10), dates=(11,))
         + "</section>",
         [],
     )

@@ -51,6 +51,8 @@ MAX_MEASUREMENTS: dict[str, Optional[int]]
 OPERATIONS: dict[str, tuple[_Flavour, ...]]
 # The version Atlas is asked each operation it has in (its versioned media type's).
 ATLAS_VERSIONS: dict[str, str]
+# Atlas's tiers, smallest first: name -> (vCPUs, memory GiB) of a node: crate::ATLAS_TIERS.
+ATLAS_TIERS: dict[str, tuple[int, float]]
 
 _Timestamp = Union[datetime, str]
 _Duration = Union[str, timedelta]
@@ -432,6 +434,9 @@ class Cluster(_Model):
     def connection_strings(self) -> Optional[dict[str, Any]]: ...
     @property
     def links(self) -> list[Link]: ...
+    def serves(
+        self, name: str, *, cluster_id: Optional[str] = None, replica_set_name: Optional[str] = None
+    ) -> bool: ...
 
 @final
 class ClusterList(_ModelList[Cluster]): ...

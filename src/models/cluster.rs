@@ -173,6 +173,109 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// Whether a process is one of this cluster's, mongos and config servers included: its
+    /// Ops Manager `clusterId` is the cluster's `id`, or (Atlas, whose processes do not name
+    /// their cluster) its name (`userAlias`, else `hostname`) is one of the standard
+    /// connection string's hosts or is named after the cluster's SRV host, as Atlas names
+    /// every process of a cluster (`orders-shard-00-01.ab1cd.mongodb.net`,
+    /// `orders-config-00-00...` for the SRV host `orders.ab1cd.mongodb.net`), or its replica
+    /// set is the cluster's (a replica set's `replicaSet`).
+    ///
+    /// ```
+    /// let c: opsapi::Cluster = opsapi::decode_model(br#"{"name":"orders","connectionStrings":{"standardSrv":"mongodb+srv://orders.ab1cd.mongodb.net"}}"#).unwrap();
+    /// assert!(c.serves(None, "orders-config-00-01.ab1cd.mongodb.net", None));
+    /// assert!(!c.serves(None, "orders2-shard-00-00.ab1cd.mongodb.net", None));
+    /// assert!(!c.serves(None, "orders-shard-00-00.other.mongodb.net", None));
+    /// ```
+    pub fn serves(&self, cluster_id: Option<&str>, name: &str, replica_set: Option<&str>) -> bool {
+        if let (Some(a), Some(b)) = (cluster_id, self.id.as_deref()) {
+            return a == b;
+        }
+        let name = name.to_ascii_lowercase();
+        let host = name.split(':').next().unwrap_or("");
+        if self
+            .connection_hosts()
+            .iter()
+            .any(|h| h.split(':').next().unwrap_or("").eq_ignore_ascii_case(host))
+        {
+            return true;
+        }
+        if let (Some(a), Some(b)) = (replica_set, self.replica_set_name.as_deref()) {
+            if a == b {
+                return true;
+            }
+        }
+        let srv = self
+            .connection_strings
+            .as_ref()
+            .and_then(|c| c.get("standardSrv"))
+            .and_then(|s| s.as_str())
+            .and_then(|s| s.strip_prefix("mongodb+srv://"))
+            .map(|s| {
+                s.split(['/', '?'])
+                    .next()
+                    .unwrap_or("")
+                    .to_ascii_lowercase()
+            });
+        let Some((label, domain)) = srv.as_deref().and_then(|s| s.split_once('.')) else {
+            return false;
+        };
+        host.split_once('.').is_some_and(|(first, rest)| {
+            rest == domain
+                && first
+                    .strip_prefix(label)
+                    .is_some_and(|tail| tail.starts_with('-'))
+        })
+    }
+}
+
+/// An Atlas tier: its name and each of its data-bearing nodes' vCPUs and memory.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AtlasTier {
+    /// `M10`, ...
+    pub name: &'static str,
+    /// vCPUs of a node.
+    pub vcpus: u32,
+    /// Memory of a node, GiB.
+    pub memory_gib: f64,
+}
+
+/// Atlas's dedicated tiers, smallest first, with each one's vCPUs and memory per
+/// data-bearing node, as Atlas's AWS documentation lists them for the General class
+/// (mongodb.com/docs/atlas/reference/amazon-aws/; Google Cloud and Azure differ slightly,
+/// the ratios between neighbouring tiers hardly). The one table: the simulator's clusters
+/// take their processes' memory and cores from it, and Python's `capacity.ATLAS_TIERS` is
+/// it.
+///
+/// ```
+/// let m50 = opsapi::ATLAS_TIERS.iter().find(|t| t.name == "M50").unwrap();
+/// assert_eq!((m50.vcpus, m50.memory_gib), (8, 32.0));
+/// ```
+pub const ATLAS_TIERS: [AtlasTier; 12] = {
+    const fn t(name: &'static str, vcpus: u32, memory_gib: f64) -> AtlasTier {
+        AtlasTier {
+            name,
+            vcpus,
+            memory_gib,
+        }
+    }
+    [
+        t("M10", 2, 2.0),
+        t("M20", 2, 4.0),
+        t("M30", 2, 8.0),
+        t("M40", 4, 16.0),
+        t("M50", 8, 32.0),
+        t("M60", 16, 64.0),
+        t("M80", 32, 128.0),
+        t("M140", 48, 192.0),
+        t("M200", 64, 256.0),
+        t("M300", 96, 384.0),
+        t("M400", 64, 488.0),
+        t("M700", 96, 768.0),
+    ]
+};
+
 /// The hosts of a `mongodb://` connection string (none for another scheme).
 fn standard_hosts(uri: &str) -> Vec<String> {
     let Some(rest) = uri.strip_prefix("mongodb://") else {
@@ -338,6 +441,24 @@ mod tests {
         assert!(standard_hosts("mongodb+srv://c.x.net").is_empty());
         assert_eq!(replica_set_option("mongodb://a:1/?ssl=true"), None);
         assert_eq!(replica_set_option("mongodb://a:1"), None);
+    }
+
+    #[test]
+    fn a_process_is_served_by_id_connection_string_replica_set_or_srv_name() {
+        let om: Cluster = crate::decode_model(br#"{"id":"c1","replicaSetName":"rs0"}"#).unwrap();
+        assert!(om.serves(Some("c1"), "a.x.net", None));
+        // A host naming another cluster is not this one's, whatever its replica set.
+        assert!(!om.serves(Some("c2"), "a.x.net", Some("rs0")));
+        assert!(om.serves(None, "a.x.net", Some("rs0")));
+        let atlas: Cluster = crate::decode_model(
+            br#"{"name":"Orders","connectionStrings":{"standard":"mongodb://m.y.net:27016/?ssl=true","standardSrv":"mongodb+srv://orders.ab1cd.mongodb.net"}}"#,
+        )
+        .unwrap();
+        assert!(atlas.serves(None, "m.y.net:27016", None));
+        assert!(atlas.serves(None, "ORDERS-shard-01-02.ab1cd.mongodb.net", None));
+        assert!(!atlas.serves(None, "orders.ab1cd.mongodb.net", None));
+        assert!(!atlas.serves(None, "ordersx-shard-00-00.ab1cd.mongodb.net", None));
+        assert!(!atlas.serves(None, "other-shard-00-00.ab1cd.mongodb.net", Some("rs0")));
     }
 
     #[test]

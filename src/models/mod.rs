@@ -44,7 +44,7 @@ pub(crate) use alert::{alert_config_fields, alert_fields, current_value_fields};
 pub use alert::{Alert, AlertConfig, AlertStatus, CurrentValue, GlobalAlert};
 #[cfg_attr(not(feature = "python"), allow(unused_imports))]
 pub(crate) use cluster::{auto_scaling_fields, cluster_fields};
-pub use cluster::{AutoScaling, Cluster, ClusterType};
+pub use cluster::{AtlasTier, AutoScaling, Cluster, ClusterType, ATLAS_TIERS};
 #[cfg_attr(not(feature = "python"), allow(unused_imports))]
 pub(crate) use event::{event_diff_fields, event_diff_param_fields, event_fields};
 pub use event::{Event, EventDiff, EventDiffParam};

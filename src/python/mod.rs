@@ -47,6 +47,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         names.set_item(om, atlas)?;
     }
     m.add("ATLAS_MEASUREMENT_NAMES", names)?;
+    // Atlas's tiers, smallest first: name -> (vCPUs, memory GiB), for opsapi.capacity (the
+    // one table is Rust's).
+    let tiers = pyo3::types::PyDict::new(m.py());
+    for t in crate::ATLAS_TIERS {
+        tiers.set_item(t.name, (t.vcpus, t.memory_gib))?;
+    }
+    m.add("ATLAS_TIERS", tiers)?;
     measurement_names(m)?;
     // The flavour table's operations and the flavours that have each, for the tests that
     // every one is reachable, in the stub and served (tests/python/test_operation_table.py).

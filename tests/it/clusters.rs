@@ -205,7 +205,7 @@ async fn atlas_describes_each_cluster_with_its_tier_disk_and_auto_scaling() {
     assert_ne!(compute[0].id, disk[0].id);
     let (min, max) = compute[0].compute_auto_scaling.unwrap();
     assert_eq!(min, compute[0].instance_size);
-    let tiers: Vec<&str> = opsapi::sim::TIERS.iter().map(|t| t.0).collect();
+    let tiers: Vec<&str> = opsapi::sim::TIERS.iter().map(|t| t.name).collect();
     let at = |t| tiers.iter().position(|x| *x == t).unwrap();
     assert_eq!(at(max), (at(min) + 2).min(tiers.len() - 1));
     // One by name; an unknown name: 404 CLUSTER_NOT_FOUND.

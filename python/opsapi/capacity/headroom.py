@@ -69,12 +69,23 @@ RESOURCES = ["disk", "oplog_window", "replication_lag", "cpu", "cache", "connect
              "tickets", "iops", "disk_latency"]  # fmt: skip
 
 
-class HeadroomInputs(NamedTuple):
-    """What :func:`headroom` reads: the long host and disk frames and the hosts."""
-
+class _Inputs(NamedTuple):
     host_frame: pl.DataFrame
     disk_frame: pl.DataFrame
     hosts: list[Any]
+
+
+class HeadroomInputs(_Inputs):
+    """What :func:`headroom` reads: the long host and disk frames and the hosts
+    (``headroom(*inputs)``), and the projects' clusters (``inputs.clusters``: pass them as
+    ``headroom(*inputs, clusters=inputs.clusters)`` to name deployments by their clusters)."""
+
+    clusters: list[Any]
+
+    def __new__(cls, host_frame: Any, disk_frame: Any, hosts: Any, clusters: Any = None) -> Any:
+        self = super().__new__(cls, host_frame, disk_frame, hosts)
+        self.clusters = list(clusters or [])
+        return self
 
 
 def headroom_inputs(
@@ -85,12 +96,12 @@ def headroom_inputs(
     granularity: str = "PT1H",
     history: str | timedelta | None = None,
 ) -> HeadroomInputs:
-    """Pulls what :func:`headroom` reads from a client: every host of ``group_ids`` (default:
-    every project the key sees), the host measurements of :data:`HEADROOM_HOST_METRICS` and
-    the disk measurements of :data:`HEADROOM_DISK_METRICS` over ``window``, one fleet pull
-    each. The client asks each flavour in its own names, as many a request as it takes (on
-    Atlas at most 10, so the host measurements take two), and the frames carry one set of
-    names whatever the flavour.
+    """Pulls what :func:`headroom` reads from a client: every host and cluster of
+    ``group_ids`` (default: every project the key sees; the clusters as ``.clusters``), the
+    host measurements of :data:`HEADROOM_HOST_METRICS` and the disk measurements of
+    :data:`HEADROOM_DISK_METRICS` over ``window``, one fleet pull each. The client asks each
+    flavour in its own names, as many a request as it takes (on Atlas at most 10, so the
+    host measurements take two), and the frames carry one set of names whatever the flavour.
 
     ``history`` (longer than ``window``) pulls that much instead: :func:`headroom` still fits
     on ``window``, and backtests its forecasts on the rest, so that its intervals come from
@@ -103,7 +114,9 @@ def headroom_inputs(
     """
     if group_ids is None:
         group_ids = [g.id for g in client.groups.list()]
+    group_ids = list(group_ids)
     hosts = [h for g in group_ids for h in client.hosts.list(g)]
+    clusters = [c for g in group_ids for c in client.clusters.list(g)]
     span = parse_duration(window)
     if history is not None:
         span = max(span, parse_duration(history))
@@ -121,7 +134,7 @@ def headroom_inputs(
     disk_frame = client.measurements.fleet(
         disk_targets, granularity=granularity, period=period, metrics=HEADROOM_DISK_METRICS
     )
-    return HeadroomInputs(host_frame, disk_frame, hosts)
+    return HeadroomInputs(host_frame, disk_frame, hosts, clusters)
 
 
 def headroom(
@@ -149,6 +162,7 @@ def headroom(
     oversized_share: float = OVERSIZED_SHARE,
     interval_level: float = INTERVAL_LEVEL,
     horizons: Sequence[int] = (7, 14, 30),
+    clusters: Any = None,
 ) -> pl.DataFrame:
     """How much room each resource has left, per host and rolled up per replica set, shard
     and sharded cluster: what runs out first, where, and when.
@@ -205,6 +219,10 @@ def headroom(
             (``HostList.to_polars()``): replica sets, shards and clusters come from it.
         window: how far back from ``now`` the statistics and fits look.
         now: the reference instant (default: the newest timestamp of the frames).
+        clusters: the projects' clusters (``client.clusters.list``; ``headroom_inputs``
+            lists them as ``inputs.clusters``), or None: each row's ``cluster_name`` is its
+            cluster's, and on Atlas every process of a cluster, its mongos and config servers
+            included, rolls up into it (:func:`~opsapi.capacity.topology`).
 
     A host's role (:func:`~opsapi.capacity.topology`) decides where its rows roll up: a
     replica set's, shard's and cluster's rows are their data-bearing members' (never an
@@ -212,7 +230,8 @@ def headroom(
     ``config_servers`` scope and its mongos into its ``mongos`` scope.
 
     Returns:
-        One row per (scope, resource): ``group_id``, ``cluster_id``, ``scope_kind``
+        One row per (scope, resource): ``group_id``, ``cluster_id``, ``cluster_name``
+        (with ``clusters``), ``scope_kind``
         (``host``, ``replica_set``, ``shard``, ``cluster``, ``config_servers``, ``mongos``),
         ``scope`` (``hostname:port``, the replica set or shard name, the cluster id: the
         config servers' replica set name, the mongos' cluster id), ``role`` (of the member
@@ -239,7 +258,7 @@ def headroom(
     """
     hs = _check(interval_level, horizons, 1)
     span = parse_duration(window)
-    topo = topology(hosts)
+    topo = topology(hosts, clusters)
     stamps = pl.concat([f.lazy().select("timestamp") for f in (host_frame, disk_frame)]).collect()[
         "timestamp"
     ]
@@ -315,7 +334,9 @@ def headroom(
     shards = _shard_growth(forecast, per_host, topo, shard_growth_ratio, *days)
     parts = [per_host, _rolled_up(per_host, topo)] + ([shards] if shards.height else [])
     scoped = mark_oversized(pl.concat(parts, how="diagonal_relaxed"), topo, oversized_share)
-    return _finish(scoped, now_utc)
+    named = topo.select("cluster_id", "cluster_name").drop_nulls("cluster_id").unique("cluster_id")
+    scoped = scoped.with_columns(pl.col("cluster_id").cast(pl.String))
+    return _finish(scoped.join(named, on="cluster_id", how="left", maintain_order="left"), now_utc)
 
 
 def _host_rows(
@@ -548,6 +569,7 @@ def _finish(rows: pl.DataFrame, now: datetime) -> pl.DataFrame:
         .select(
             "group_id",
             "cluster_id",
+            "cluster_name",
             "scope_kind",
             "scope",
             "role",

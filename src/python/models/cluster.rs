@@ -23,3 +23,19 @@ list_class!(
     /// Clusters: a read-only sequence with `total_count` and `to_polars()`.
     ClusterList("ClusterList") of Cluster(crate::Cluster), crate::frame::clusters_frame, ClusterListIterator
 );
+
+#[pymethods]
+impl Cluster {
+    /// Whether a process is one of this cluster's, mongos and config servers included: its
+    /// `cluster_id` (Ops Manager) is the cluster's `id`, or (Atlas, whose processes do not
+    /// name their cluster) its `name` (a host's `user_alias`, else its `hostname`) is one of
+    /// the standard connection string's hosts or named after the cluster's SRV host, as Atlas
+    /// names every process of a cluster, or its `replica_set_name` is the cluster's.
+    ///
+    /// >>> c.serves("orders-config-00-01.ab1cd.mongodb.net")  # SRV orders.ab1cd.mongodb.net  # doctest: +SKIP
+    /// True
+    #[pyo3(signature = (name, *, cluster_id=None, replica_set_name=None))]
+    fn serves(&self, name: &str, cluster_id: Option<&str>, replica_set_name: Option<&str>) -> bool {
+        self.model().serves(cluster_id, name, replica_set_name)
+    }
+}

@@ -424,8 +424,8 @@ fn base64(bytes: &[u8]) -> String {
 pub(crate) fn tier(h: &Host) -> &'static str {
     crate::sim::TIERS
         .iter()
-        .find(|(_, mem, _)| h.mem_size_mb <= *mem)
-        .map_or("M80", |(t, ..)| t)
+        .find(|t| h.mem_size_mb as f64 <= t.memory_gib * 1024.0)
+        .map_or("M80", |t| t.name)
 }
 
 impl Ctx<'_> {

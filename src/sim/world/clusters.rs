@@ -24,16 +24,9 @@
 
 use super::*;
 
-/// The tiers the world draws from, smallest first: name, memory (MiB) and cores of a node.
-pub const TIERS: [(&str, u64, u64); 7] = [
-    ("M10", 2048, 2),
-    ("M20", 4096, 2),
-    ("M30", 8192, 2),
-    ("M40", 16_384, 4),
-    ("M50", 32_768, 8),
-    ("M60", 65_536, 16),
-    ("M80", 131_072, 32),
-];
+/// The tiers the world draws from, smallest first: Atlas's first seven
+/// ([`crate::ATLAS_TIERS`], `M10` to `M80`).
+pub const TIERS: &[crate::AtlasTier] = crate::ATLAS_TIERS.split_at(7).0;
 
 /// Cluster names, given in turn within a project (Atlas's pattern: letters, digits, `-`).
 const NAMES: [&str; 12] = [
@@ -113,14 +106,14 @@ impl Cluster {
 pub fn tier_size(tier: &str) -> Option<(u64, u64)> {
     TIERS
         .iter()
-        .find(|(t, ..)| *t == tier)
-        .map(|&(_, mem, cores)| (mem, cores))
+        .find(|t| t.name == tier)
+        .map(|t| ((t.memory_gib * 1024.0) as u64, u64::from(t.vcpus)))
 }
 
 /// The tier `steps` above `tier` (or the largest).
 fn tier_above(tier: &str, steps: usize) -> &'static str {
-    let i = TIERS.iter().position(|(t, ..)| *t == tier).unwrap_or(0);
-    TIERS[(i + steps).min(TIERS.len() - 1)].0
+    let i = TIERS.iter().position(|t| t.name == tier).unwrap_or(0);
+    TIERS[(i + steps).min(TIERS.len() - 1)].name
 }
 
 /// Whether a host holds the cluster's data (not a config server, a mongos or an arbiter).

@@ -88,6 +88,47 @@ def test_the_oversized_atlas_cluster_is_found_and_one_tier_down_fits() -> None:
     assert tiers == listed
 
 
+def test_auto_scaling_sets_each_clusters_limits_on_atlas(atlas) -> None:
+    sim, inputs = atlas
+    truth = sim.cluster_truth()
+    (up,) = [c for c in truth if c["compute_auto_scaling"]]
+    (grows,) = [c for c in truth if c["disk_auto_scaling"]]
+    assert up["id"] != grows["id"]
+    h = capacity.headroom(*inputs, now=FIXED_NOW, clusters=inputs.clusters)
+    bare = capacity.headroom(*inputs, now=FIXED_NOW)
+    topo = capacity.topology(inputs.hosts, inputs.clusters)
+
+    def rows(frame: pl.DataFrame, c: dict, resource: str) -> pl.DataFrame:
+        data = topo.filter(pl.col("cluster_id") == c["id"], pl.col("role") == "data")["member"]
+        assert data.len() > 0
+        return frame.filter(
+            pl.col("scope_kind") == "host",
+            pl.col("scope").is_in(data.to_list()),
+            pl.col("resource") == resource,
+        ).sort("scope")
+
+    # Compute auto-scaling: CPU and cache against the largest tier it scales up to.
+    tier, top = up["instance_size"], up["compute_auto_scaling"][1]
+    (cores, memory), (top_cores, top_memory) = capacity.ATLAS_TIERS[tier], capacity.ATLAS_TIERS[top]
+    for resource, ratio in (("cpu", cores / top_cores), ("cache", memory / top_memory)):
+        at_top, as_is = rows(h, up, resource), rows(bare, up, resource)
+        assert set(at_top["auto_scaling"]) == {f"up to {top}"}
+        assert at_top["peak"].to_list() == pytest.approx((as_is["peak"] * ratio).to_list())
+        assert at_top["limit"].to_list() == as_is["limit"].to_list()
+    # Disk auto-scaling: the disk finding says when Atlas grows the disk, at 90 %.
+    disk, as_is = rows(h, grows, "disk"), rows(bare, grows, "disk")
+    assert set(disk["auto_scaling"]) == {"disk grows at 90 %"} and set(disk["limit"]) == {90.0}
+    assert disk["days_left"].to_list() == as_is["days_left"].to_list()
+    text = "\n".join(capacity.headroom_summary(h)["summary"])
+    assert "disk grows (auto-scaling at 90 %) in ~" in text
+    # Nothing else is said to auto-scale.
+    others = {c["id"] for c in truth} - {up["id"], grows["id"]}
+    assert h.filter(pl.col("cluster_id").is_in(list(others)))["auto_scaling"].null_count() == (
+        h.filter(pl.col("cluster_id").is_in(list(others))).height
+    )
+    assert bare["auto_scaling"].null_count() == bare.height
+
+
 def test_the_tier_table_is_rusts() -> None:
     assert capacity.ATLAS_TIERS == dict(_native.ATLAS_TIERS)
     assert list(capacity.ATLAS_TIERS)[0] == "M10" and capacity.ATLAS_TIERS["M60"] == (16, 64.0)

@@ -14,7 +14,8 @@ Null data points are ignored; no function loops over rows in Python.
   cluster, with the days left and their interval; :func:`headroom_summary` and
   :func:`headroom_table` say it in a sentence and a table; :func:`oversized_deployments`
   and, on Atlas, :func:`tier_down` say what could be smaller, with each cluster's tier from
-  the clusters listing (:func:`cluster_tiers`) (``oversized.py``);
+  the clusters listing (:func:`cluster_tiers`) (``oversized.py``); with the listing, a
+  cluster that auto-scales is measured against its configured limits (``autoscaling.py``);
 - :func:`backtest` (``backtest.py``): how good those forecasts were on the fleet's own
   history, per resource and horizon (the intervals of every days-to-limit come from it; the
   trend of the peaks and the intervals themselves: ``trend.py``);

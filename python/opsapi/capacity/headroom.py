@@ -4,6 +4,8 @@ The question: what runs out first, where, and when. Each resource (``resources.p
 series per host; the same steps turn each into a row (:func:`_host_rows`), the roll-up takes
 a replica set's, shard's or cluster's worst member (:func:`_rolled_up`), and a sharded
 cluster adds the imbalance of its shards' data growth (:func:`_shard_growth`).
+
+(Just over 600 lines: most of it is :func:`headroom`'s documentation of every limit.)
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import polars as pl
 from opsapi._duration import parse_duration
 
 from ._common import _MS_PER_DAY, _disk_points, _reference_now
+from .autoscaling import at_max_tier, auto_scaling, said
 from .backtest import KEYS, MAX_SERIES, _check, resource_peaks, resource_quantiles, window_days
 from .disk import disk_forecast
 from .oversized import OVERSIZED_SHARE, mark_oversized
@@ -222,7 +225,10 @@ def headroom(
         clusters: the projects' clusters (``client.clusters.list``; ``headroom_inputs``
             lists them as ``inputs.clusters``), or None: each row's ``cluster_name`` is its
             cluster's, and on Atlas every process of a cluster, its mongos and config servers
-            included, rolls up into it (:func:`~opsapi.capacity.topology`).
+            included, rolls up into it (:func:`~opsapi.capacity.topology`); a cluster
+            that auto-scales has its CPU and cache measured against its maximum tier, and its
+            disk at 90 % said as when Atlas grows it (``auto_scaling``;
+            :mod:`opsapi.capacity.autoscaling`).
 
     A host's role (:func:`~opsapi.capacity.topology`) decides where its rows roll up: a
     replica set's, shard's and cluster's rows are their data-bearing members' (never an
@@ -248,7 +254,8 @@ def headroom(
         ``status`` (``critical``, ``warning``, ``watch``, ``ok``, ``oversized`` (a sizing
         resource of an oversized deployment) or ``missing``), ``binding`` (the
         resource of the scope that runs out first), ``member`` (the host that sets the
-        value), ``part`` (the partition) and ``note``; most urgent first. Missing data is
+        value), ``part`` (the partition), ``note`` and ``auto_scaling`` (with ``clusters``:
+        ``up to M80``, ``disk grows at 90 %``, else null); most urgent first. Missing data is
         never zero: its values are null and ``note`` says what is missing.
 
     >>> h = headroom(*headroom_inputs(client))
@@ -259,6 +266,8 @@ def headroom(
     hs = _check(interval_level, horizons, 1)
     span = parse_duration(window)
     topo = topology(hosts, clusters)
+    scaling = auto_scaling(topo, clusters)  # CPU and cache against the max tier (Atlas)
+    host_frame = at_max_tier(host_frame, scaling) if clusters else host_frame
     stamps = pl.concat([f.lazy().select("timestamp") for f in (host_frame, disk_frame)]).collect()[
         "timestamp"
     ]
@@ -335,7 +344,7 @@ def headroom(
     parts = [per_host, _rolled_up(per_host, topo)] + ([shards] if shards.height else [])
     scoped = mark_oversized(pl.concat(parts, how="diagonal_relaxed"), topo, oversized_share)
     named = topo.select("cluster_id", "cluster_name").drop_nulls("cluster_id").unique("cluster_id")
-    scoped = scoped.with_columns(pl.col("cluster_id").cast(pl.String))
+    scoped = said(scoped, scaling).with_columns(pl.col("cluster_id").cast(pl.String))
     return _finish(scoped.join(named, on="cluster_id", how="left", maintain_order="left"), now_utc)
 
 
@@ -592,6 +601,7 @@ def _finish(rows: pl.DataFrame, now: datetime) -> pl.DataFrame:
             "member",
             "part",
             "note",
+            "auto_scaling",
         )  # fmt: skip
     )
 

@@ -135,6 +135,11 @@ def _said(row: dict) -> str:
         fills = f", its disk at the limit in ~{days:.0f} days ({member})" if days else ""
         return f"{row['note']}{fills}"
     phrase = _PHRASE[row["resource"]].format(limit=row["limit"])
+    scaling = row.get("auto_scaling")
+    if scaling and row["resource"] == "disk":  # Atlas grows it there: not full, bigger
+        phrase = f"disk grows (auto-scaling at {row['limit']:g} %)"
+    elif scaling:
+        phrase = f"{phrase} ({scaling})"  # CPU and cache against the maximum tier
     days = row["days_left"]
     if days is None:
         if row["resource"] == "cpu" and row["status"] == "warning":

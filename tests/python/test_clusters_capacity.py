@@ -7,6 +7,7 @@ is Rust's."""
 from __future__ import annotations
 
 import polars as pl
+import polars.testing
 import pytest
 from conftest import FIXED_NOW
 
@@ -65,6 +66,38 @@ def test_ops_manager_names_deployments_by_their_clusters(sims, clients) -> None:
     assert dict(top.select("cluster_id", "cluster_name").unique().iter_rows()) == names
     # An Ops Manager cluster has no tier: nothing to check one tier down.
     assert capacity.cluster_tiers(h, inputs.clusters) == {}
+
+
+def test_with_the_clusters_atlas_finds_what_ops_manager_finds_in_every_scope(sims, clients):
+    """Through Ops Manager, hosts name their cluster; through Atlas, the listing does: the
+    same world gives the same rows in every scope, its sharded clusters' and their mongos'
+    included (hosts by their process ids; Atlas has no standalones; the compute-auto-scaling
+    cluster's CPU and cache are Atlas's against its maximum tier)."""
+    process = {t["host_id"]: t["process_id"] for t in sims["ops-manager"].partition_truth()}
+    found = {}
+    for flavour in ("ops-manager", "atlas"):
+        inputs = capacity.headroom_inputs(clients[flavour][0], window="14d")
+        h = capacity.headroom(*inputs, now=FIXED_NOW, clusters=inputs.clusters)
+        text = [c for c, t in h.schema.items() if t in (pl.String, pl.Categorical)]
+        found[flavour] = h.with_columns(pl.col(c).cast(pl.String).replace(process) for c in text)
+    om, atlas = found["ops-manager"], found["atlas"]
+    served = {t["process_id"] for t in sims["atlas"].partition_truth()}
+    # Ops Manager's rows but its standalones' (and the roll-ups they set, which have none).
+    om = om.filter(
+        pl.col("member").is_null() | pl.col("member").is_in(list(served)),
+        (pl.col("scope_kind") != "host") | pl.col("scope").is_in(list(served)),
+    )
+    (up,) = [c["id"] for c in sims["atlas"].cluster_truth() if c["compute_auto_scaling"]]
+    same = ~(
+        pl.col("cluster_id").eq(up).fill_null(False) & pl.col("resource").is_in(["cpu", "cache"])
+    )
+    kinds = set(atlas["scope_kind"])
+    assert {"cluster", "mongos", "config_servers", "replica_set", "shard"} <= kinds
+    pl.testing.assert_frame_equal(
+        atlas.filter(same).drop("auto_scaling"),
+        om.filter(same).drop("auto_scaling"),
+        check_row_order=False,
+    )
 
 
 def test_the_oversized_atlas_cluster_is_found_and_one_tier_down_fits() -> None:

@@ -711,6 +711,8 @@ pub fn generate(
     findings::seed(&mut world, seed);
     alerts::seed_history(&mut world, seed);
     breaches::settle(&mut world, seed);
+    // The findings on hosts, where no breach hides or outranks them.
+    findings::seed_hosts(&mut world, seed);
     // The clusters' names and Atlas configuration, from a stream of their own, last.
     clusters::seed(&mut world, seed);
     world

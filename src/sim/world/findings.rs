@@ -14,8 +14,8 @@
 //! every finding's host. Each goes to a deployment with the fewest findings so far, so that
 //! the findings spread over the deployments, and to its host with the fewest breaches that
 //! would hide or outrank the finding: they are seeded after the alerts' breaches are settled
-//! ([`seed_hosts`]), the oplog window and the shard growth before (their series shape the
-//! alerts).
+//! ([`seed_hosts`]); the shard growth before them (its partitions shape the disk alerts),
+//! and the oplog window with it, as they were.
 //!
 //! Drawn from random streams of their own, after the rest of the world: with or without
 //! them, every other value of the world is the same. A finding whose shape the world lacks

@@ -70,7 +70,10 @@ def auto_scaling(topo: pl.DataFrame, clusters: Any) -> pl.DataFrame:
 
 def at_max_tier(frame: pl.DataFrame | pl.LazyFrame, scaling: pl.DataFrame) -> pl.DataFrame:
     """The long host frame with the CPU and cache shares of each host of a cluster whose
-    compute auto-scales as they would be on its maximum tier."""
+    compute auto-scales as they would be on its maximum tier.
+
+    >>> host_frame = at_max_tier(host_frame, auto_scaling(topo, clusters))  # doctest: +SKIP
+    """
     up = scaling.filter(pl.col("max_tier").is_not_null()).select(
         "host_id", "cpu_ratio", "memory_ratio"
     )
@@ -96,7 +99,10 @@ def said(rows: pl.DataFrame, scaling: pl.DataFrame) -> pl.DataFrame:
     """``rows`` (headroom's, every scope, with their member's ``host_id``) with
     ``auto_scaling``: ``"up to M80"`` on the CPU and cache rows of a host whose cluster's
     compute auto-scales, ``"disk grows at 90 %"`` on the disk rows at that limit of a
-    data-bearing one whose disk does; else null."""
+    data-bearing one whose disk does; else null.
+
+    >>> rows = said(rows, auto_scaling(topo, clusters))  # doctest: +SKIP
+    """
     s = scaling.select("host_id", "max_tier", "disk_grows")
     r = pl.col("resource")
     return (

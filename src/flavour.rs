@@ -185,7 +185,7 @@ pub enum EndpointSet {
     Alerts,
     /// Events.
     Events,
-    /// Everything else (projects, the access list).
+    /// Everything else (projects, clusters, the access list).
     Other,
 }
 
@@ -281,6 +281,10 @@ pub enum Operation {
     EventsList,
     /// `GET /groups/{g}/events/{e}`
     EventsGet,
+    /// `GET /groups/{g}/clusters`
+    ClustersList,
+    /// `GET /groups/{g}/clusters/{c}` (Ops Manager: the cluster's id; Atlas: its name)
+    ClustersGet,
 }
 
 /// One row of the table: what an operation is called, its Atlas version (`None`: Atlas does
@@ -296,6 +300,10 @@ struct Row {
 
 /// The first version of every Atlas Admin API v2 resource.
 const V2023: Option<&str> = Some("2023-01-01");
+/// Clusters as the specification describes them now: one replication spec per shard, each
+/// with its own hardware and auto-scaling (`ClusterDescription20240805`; the older versions
+/// are sunset on 2027-07-01).
+const V2024_08_05: Option<&str> = Some("2024-08-05");
 
 const fn row(name: &'static str, atlas: Option<&'static str>, set: EndpointSet) -> Row {
     Row {
@@ -324,7 +332,7 @@ const fn global_row(name: &'static str) -> Row {
 
 impl Operation {
     /// Every operation.
-    pub const ALL: [Operation; 21] = [
+    pub const ALL: [Operation; 23] = [
         Self::AccessListList,
         Self::AccessListDelete,
         Self::GlobalAlertsList,
@@ -346,6 +354,8 @@ impl Operation {
         Self::MeasurementsDatabase,
         Self::EventsList,
         Self::EventsGet,
+        Self::ClustersList,
+        Self::ClustersGet,
     ];
 
     fn row(self) -> Row {
@@ -373,6 +383,8 @@ impl Operation {
             Self::MeasurementsDatabase => host_row("measurements.database"),
             Self::EventsList => row("events.list", V2023, Events),
             Self::EventsGet => row("events.get", V2023, Events),
+            Self::ClustersList => row("clusters.list", V2024_08_05, Other),
+            Self::ClustersGet => row("clusters.get", V2024_08_05, Other),
         }
     }
 

@@ -70,9 +70,9 @@ pub use error::{ApiError, Error, Result};
 pub use flavour::{EndpointSet, Flavour, Operation};
 pub use iso8601::IsoDuration;
 pub use models::{
-    AccessListEntry, Alert, AlertConfig, AlertStatus, CurrentValue, Database, Event, EventDiff,
-    EventDiffParam, GlobalAlert, Group, Host, HostType, Link, Measurements, Model, Partition,
-    ReplicaState, Series, SystemInfo,
+    AccessListEntry, Alert, AlertConfig, AlertStatus, AtlasTier, AutoScaling, Cluster, ClusterType,
+    CurrentValue, Database, Event, EventDiff, EventDiffParam, GlobalAlert, Group, Host, HostType,
+    Link, Measurements, Model, Partition, ReplicaState, Series, SystemInfo, ATLAS_TIERS,
 };
-pub use paging::{AlertList, HostList, List, ITEMS_PER_PAGE};
+pub use paging::{AlertList, ClusterList, HostList, List, ITEMS_PER_PAGE};
 pub use request::{Method, PathBuilder, Request};

@@ -61,6 +61,8 @@ pub struct List<T> {
 pub type AlertList<T> = List<T>;
 /// A list of hosts.
 pub type HostList = List<crate::models::Host>;
+/// A list of clusters.
+pub type ClusterList = List<crate::models::Cluster>;
 
 impl<T> List<T> {
     /// A list from its items.
@@ -147,6 +149,57 @@ fn repeated_items(req: &Request, first: u64, again: u64) -> Error {
         req,
         format!("page {again} holds the same items as page {first}: the server repeated a page"),
     )
+}
+
+/// The listing request of each project of `group_ids`, made by `request`, every one checked
+/// before any is sent: an invalid id is named by its position (`groups[2]`).
+pub(crate) fn per_project<S: AsRef<str>>(
+    group_ids: &[S],
+    request: impl Fn(&str) -> Result<Request>,
+) -> Result<Vec<Request>> {
+    group_ids
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            request(g.as_ref()).map_err(|e| match e {
+                Error::InvalidArgument { message, .. } => Error::InvalidArgument {
+                    argument: format!("groups[{i}]"),
+                    message,
+                },
+                other => other,
+            })
+        })
+        .collect()
+}
+
+/// A listing of every project: each project's (`requests`, one per project) with every page,
+/// the projects concurrently (at most the client's `max_concurrency` requests in flight), one
+/// list in the order of the projects whose `total_count` is the sum of theirs. A project
+/// that fails fails the whole (never a silently shorter list).
+pub(crate) async fn every_project<T: Model>(
+    client: &Client,
+    requests: Vec<Request>,
+) -> Result<List<T>> {
+    let lists: Vec<List<T>> = stream::iter(requests)
+        .map(|req| list_all::<T>(client, req))
+        .buffered(client.max_concurrency())
+        .try_collect()
+        .await?;
+    let total = lists.iter().map(|l| l.total_count()).sum();
+    let items = lists.into_iter().flat_map(|l| l.into_vec()).collect();
+    Ok(List::new(items, total))
+}
+
+/// The project ids of `groups`, or of every project the key can see (`GET /groups`, every
+/// page) where it is `None`.
+pub(crate) async fn project_ids(client: &Client, groups: Option<&[&str]>) -> Result<Vec<String>> {
+    Ok(match groups {
+        Some(ids) => ids.iter().map(|g| g.to_string()).collect(),
+        None => {
+            let projects = client.groups().list().await?;
+            projects.into_iter().filter_map(|p| p.id).collect()
+        }
+    })
 }
 
 /// Remembers item ids and page fingerprints to catch a page the server sends twice.

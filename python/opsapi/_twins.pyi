@@ -127,6 +127,17 @@ class _Hosts(Generic[_HostT, _HostsT, _NamesT]):
     def partitions(self, group_id: str, host_id: str) -> _NamesT: ...
     def databases(self, group_id: str, host_id: str) -> _NamesT: ...
 
+# ---- Clusters (src/python/api/clusters.rs) ---------------------------------------------------
+
+_ClusterT = TypeVar("_ClusterT")  # Cluster
+_ClustersT = TypeVar("_ClustersT")  # ClusterList
+
+@type_check_only
+class _Clusters(Generic[_ClusterT, _ClustersT]):
+    def list(self, group_id: str) -> _ClustersT: ...
+    def get(self, group_id: str, cluster: str) -> _ClusterT: ...
+    def list_all(self, *, groups: Optional[Iterable[str]] = None) -> _ClustersT: ...
+
 _MeasurementsT = TypeVar("_MeasurementsT")  # Measurements
 _FleetT = TypeVar("_FleetT")  # _FleetResult
 _ParquetT = TypeVar("_ParquetT")  # Optional[pl.DataFrame]

@@ -87,6 +87,7 @@ def load(
         client = opsapi.Client.from_env() if sim is None else sim.client()
         names = {g.id: g.name for g in client.groups.list()}
         hosts = [h for g in names for h in client.hosts.list(g)]
+        clusters = [c for g in names for c in client.clusters.list(g)]
         synced = client.measurements.sync(
             opsapi.Store(store), kind=KINDS, granularity=GRANULARITY, window=span,
             projects=list(names),
@@ -102,7 +103,7 @@ def load(
     return ReportData(
         frames["host"], frames["disk"], hosts, names, window,
         now=None if live else DEMO_NOW, db_frame=frames["database"],
-        alerts=alerts, alert_events=events, sync=synced,
+        alerts=alerts, alert_events=events, sync=synced, clusters=clusters,
     )  # fmt: skip
 
 

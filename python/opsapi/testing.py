@@ -358,6 +358,26 @@ class Simulator:
         """
         return self._sim.headroom_truth()
 
+    def cluster_truth(self) -> list[dict[str, Any]]:
+        """The seeded clusters (replica sets and sharded clusters), in the world's order:
+        dicts with ``group_id``, ``id`` (the id its hosts name), ``name``, ``type``
+        (``replica_set`` or ``sharded``), ``replica_set_name``, ``shards`` and
+        ``config_servers`` (``id`` and ``replica_set_name`` of each replica set within a
+        sharded cluster, which Ops Manager lists as clusters), ``members`` (every process's
+        ``hostname:port``, mongos and config servers included) and ``host_ids``; what Atlas
+        shows of it: ``aliases`` (each process's ``userAlias``), ``srv_host`` (its SRV name),
+        ``instance_size`` (its processes' memory and cores are the tier's), ``disk_size_gb``,
+        ``compute_auto_scaling`` (``(min, max)`` tiers, or None), ``disk_auto_scaling``; and
+        ``oversized``: seeded clearly oversized for its tier (its disks a quarter full and
+        flat, no finding). One cluster has compute auto-scaling (the first without a CPU or
+        cache finding), another disk auto-scaling (the one whose data disk reaches 90 %
+        soonest); a world with a quiet replica set has one oversized (not the default one).
+
+        >>> [(c["name"], c["instance_size"]) for c in sim.cluster_truth()]  # seed 0
+        [('orders', 'M60'), ('sessions', 'M40'), ('profiles', 'M60')]
+        """
+        return self._sim.cluster_truth()
+
     @property
     def rate_limit(self) -> Optional[float]:
         """Requests per second per project past which requests are answered 429, or None."""

@@ -7,14 +7,14 @@
 //! page scanner; the model is [`Alert`].
 
 use chrono::{DateTime, Utc};
-use futures_util::{Stream, StreamExt, TryStreamExt};
+use futures_util::Stream;
 
 use super::acknowledgement::{many_requests, patch_request, send_many, Acknowledgement};
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::flavour::Operation;
 use crate::models::{Alert, AlertStatus};
-use crate::paging::{list_all, stream_all, AlertList};
+use crate::paging::{every_project, list_all, per_project, project_ids, stream_all, AlertList};
 use crate::request::{PathBuilder, Request};
 
 pub mod context;
@@ -205,19 +205,7 @@ pub fn list_all_requests<S: AsRef<str>>(
     query: &AlertsQuery,
 ) -> Result<Vec<Request>> {
     query.validate()?;
-    group_ids
-        .iter()
-        .enumerate()
-        .map(|(i, g)| {
-            list_request(g.as_ref(), query).map_err(|e| match e {
-                Error::InvalidArgument { message, .. } => Error::InvalidArgument {
-                    argument: format!("groups[{i}]"),
-                    message,
-                },
-                other => other,
-            })
-        })
-        .collect()
+    per_project(group_ids, |g| list_request(g, query))
 }
 
 impl Alerts<'_> {
@@ -365,24 +353,9 @@ impl Alerts<'_> {
         query: &AlertsQuery,
         groups: Option<&[&str]>,
     ) -> Result<AlertList<Alert>> {
-        let requests = match groups {
-            Some(ids) => list_all_requests(ids, query)?,
-            None => {
-                query.validate()?;
-                let projects = self.client.groups().list().await?;
-                let ids: Vec<&str> = projects.iter().filter_map(|p| p.id.as_deref()).collect();
-                list_all_requests(&ids, query)?
-            }
-        };
-        let client = self.client;
-        let lists: Vec<AlertList<Alert>> = futures_util::stream::iter(requests)
-            .map(|req| list_all::<Alert>(client, req))
-            .buffered(client.max_concurrency())
-            .try_collect()
-            .await?;
-        let total = lists.iter().map(|l| l.total_count()).sum();
-        let items = lists.into_iter().flat_map(|l| l.into_vec()).collect();
-        Ok(AlertList::new(items, total))
+        query.validate()?;
+        let ids = project_ids(self.client, groups).await?;
+        every_project(self.client, list_all_requests(&ids, query)?).await
     }
 }
 

@@ -7,6 +7,7 @@ pub mod access_list;
 pub mod acknowledgement;
 pub mod alert_configs;
 pub mod alerts;
+pub mod clusters;
 pub mod events;
 pub mod global_alerts;
 pub mod groups;
@@ -48,5 +49,9 @@ impl Client {
     /// Projects (`/groups`).
     pub fn groups(&self) -> groups::Groups<'_> {
         groups::Groups { client: self }
+    }
+    /// Clusters of projects (`/groups/{g}/clusters`): replica sets and sharded clusters.
+    pub fn clusters(&self) -> clusters::Clusters<'_> {
+        clusters::Clusters { client: self }
     }
 }

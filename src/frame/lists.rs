@@ -1,11 +1,11 @@
-//! Frames of lists: one row per alert, host or event.
+//! Frames of lists: one row per alert, host, cluster or event.
 
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 
 use super::{key_column, polars_err};
 use crate::error::{Error, Result};
-use crate::models::{self, Alert, Event, Host};
+use crate::models::{self, Alert, Cluster, Event, Host};
 
 // ---------------------------------------------------------------------------------------
 // Frames of lists.
@@ -106,6 +106,7 @@ scalar_column!(bool, bool, |v| **v);
 scalar_column!(DateTime<Utc>, time, |v| **v);
 scalar_column!(models::AlertStatus, str, |v| v.as_ref().map(|s| s.as_str()));
 scalar_column!(models::HostType, str, |v| v.as_ref().map(|s| s.as_str()));
+scalar_column!(models::ClusterType, str, |v| v.as_ref().map(|s| s.as_str()));
 scalar_column!(models::ReplicaState, str, |v| v
     .as_ref()
     .map(|s| s.as_str()));
@@ -147,6 +148,7 @@ macro_rules! part_columns {
 }
 models::current_value_fields!(part_columns);
 models::system_info_fields!(part_columns);
+models::auto_scaling_fields!(part_columns);
 
 /// A model with a list frame: one row per item, one or more columns per field, in the order
 /// the fields are declared.
@@ -166,7 +168,7 @@ macro_rules! list_frame {
                 let mut c = Cols::new(items.len());
                 $(
                     let values: Vec<&$ty> = items.iter().map(|m| &m.$field).collect();
-                    FrameColumn::add(&mut c, stringify!($field), &values);
+                    FrameColumn::add(&mut c, models::unraw(stringify!($field)), &values);
                 )*
                 c.finish()
             }
@@ -175,6 +177,7 @@ macro_rules! list_frame {
 }
 models::alert_fields!(list_frame);
 models::host_fields!(list_frame);
+models::cluster_fields!(list_frame);
 models::event_fields!(list_frame);
 
 /// One row per alert: every field but lists and links, `current_value` flattened, timestamps
@@ -186,6 +189,12 @@ pub fn alerts_frame(alerts: &[Alert]) -> Result<DataFrame> {
 /// One row per host: every field but lists and links, `system_info` flattened.
 pub fn hosts_frame(hosts: &[Host]) -> Result<DataFrame> {
     Host::frame(hosts)
+}
+
+/// One row per cluster: every field but links and the connection strings, `auto_scaling`
+/// flattened (`auto_scaling_compute_max_instance_size`).
+pub fn clusters_frame(clusters: &[Cluster]) -> Result<DataFrame> {
+    Cluster::frame(clusters)
 }
 
 /// One row per event: every field but `diffs`, `raw` and links, `current_value` flattened.

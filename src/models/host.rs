@@ -165,6 +165,9 @@ macro_rules! host_fields {
                 username: Option<String>,
                 /// `aliases`: other `host:port` names of the process.
                 aliases: Option<Vec<String>>,
+                /// `userAlias` (Atlas): the host name the cluster's connection strings give
+                /// the process (`cluster0-shard-00-01.ab1cd.mongodb.net`).
+                user_alias: Option<String>,
                 /// `links`
                 links: Option<Vec<$crate::models::Link>>,
             }

@@ -31,6 +31,7 @@
 //!   limit, so everything kept can be parsed again ([`Model::raw`], `to_dict()`).
 
 mod alert;
+mod cluster;
 mod event;
 mod group;
 mod host;
@@ -41,6 +42,9 @@ pub(crate) mod time;
 #[cfg_attr(not(feature = "python"), allow(unused_imports))]
 pub(crate) use alert::{alert_config_fields, alert_fields, current_value_fields};
 pub use alert::{Alert, AlertConfig, AlertStatus, CurrentValue, GlobalAlert};
+#[cfg_attr(not(feature = "python"), allow(unused_imports))]
+pub(crate) use cluster::{auto_scaling_fields, cluster_fields};
+pub use cluster::{AtlasTier, AutoScaling, Cluster, ClusterType, ATLAS_TIERS};
 #[cfg_attr(not(feature = "python"), allow(unused_imports))]
 pub(crate) use event::{event_diff_fields, event_diff_param_fields, event_fields};
 pub use event::{Event, EventDiff, EventDiffParam};
@@ -78,6 +82,22 @@ macro_rules! link_fields {
 pub(crate) use link_fields;
 link_fields!(declare_part);
 
+/// A field's name as Python and the frames say it: without the `r#` of a raw identifier
+/// (`Cluster::r#type` is `type`).
+///
+/// ```
+/// assert_eq!(<opsapi::Cluster as opsapi::models::FieldNames>::FIELDS[3], "type");
+/// ```
+pub const fn unraw(name: &'static str) -> &'static str {
+    match name.as_bytes() {
+        [b'r', b'#', rest @ ..] => match std::str::from_utf8(rest) {
+            Ok(unraw) => unraw,
+            Err(_) => name,
+        },
+        _ => name,
+    }
+}
+
 /// The names of a model's fields, in declaration order: what its Python class exposes and
 /// what a test compares the stub against.
 pub trait FieldNames {
@@ -110,7 +130,8 @@ macro_rules! declare_model {
         }
         $crate::models::raw_model!($name, $raw $(, id: $id)?);
         impl $crate::models::FieldNames for $name {
-            const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
+            const FIELDS: &'static [&'static str] =
+                &[$($crate::models::unraw(stringify!($field))),*];
         }
     };
 }

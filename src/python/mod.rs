@@ -47,16 +47,29 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         names.set_item(om, atlas)?;
     }
     m.add("ATLAS_MEASUREMENT_NAMES", names)?;
+    // Atlas's tiers, smallest first: name -> (vCPUs, memory GiB), for opsapi.capacity (the
+    // one table is Rust's).
+    let tiers = pyo3::types::PyDict::new(m.py());
+    for t in crate::ATLAS_TIERS {
+        tiers.set_item(t.name, (t.vcpus, t.memory_gib))?;
+    }
+    m.add("ATLAS_TIERS", tiers)?;
     measurement_names(m)?;
     // The flavour table's operations and the flavours that have each, for the tests that
     // every one is reachable, in the stub and served (tests/python/test_operation_table.py).
+    // And the version Atlas is asked each in (`ATLAS_VERSIONS`, the versioned media type's).
     let operations = pyo3::types::PyDict::new(m.py());
+    let versions = pyo3::types::PyDict::new(m.py());
     for op in crate::Operation::ALL {
         let flavours = crate::Flavour::ALL.into_iter().filter(|f| f.supports(op));
         let flavours: Vec<&str> = flavours.map(|f| f.as_str()).collect();
         operations.set_item(op.name(), pyo3::types::PyTuple::new(m.py(), flavours)?)?;
+        if let Some(v) = crate::Flavour::Atlas.version(op) {
+            versions.set_item(op.name(), v)?;
+        }
     }
     m.add("OPERATIONS", operations)?;
+    m.add("ATLAS_VERSIONS", versions)?;
     m.add_function(wrap_pyfunction!(runtime::_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(args::parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(sim::_sim_main, m)?)?;
@@ -76,6 +89,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<models::AlertList>()?;
     m.add_class::<models::AlertConfig>()?;
     m.add_class::<models::AlertContext>()?;
+    m.add_class::<models::AutoScaling>()?;
+    m.add_class::<models::Cluster>()?;
+    m.add_class::<models::ClusterList>()?;
     m.add_class::<models::CurrentValue>()?;
     m.add_class::<models::Event>()?;
     m.add_class::<models::EventDiff>()?;

@@ -77,8 +77,8 @@ pub use headroom::HeadroomTruth;
 pub use retention::Retention;
 pub use tls::SimTls;
 pub use world::{
-    AccessListEntry, Alert, AlertConfig, Breach, Database, Event, Finding, Growth, Host, Partition,
-    Project, SeededSeries, ShardGrowth, World,
+    tier_size, AccessListEntry, Alert, AlertConfig, Breach, Cluster, ClusterPart, Database, Event,
+    Finding, Growth, Host, Partition, Project, SeededSeries, ShardGrowth, World, TIERS,
 };
 pub use world::{
     Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,

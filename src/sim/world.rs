@@ -17,12 +17,14 @@ mod activity;
 mod alerts;
 use activity::{gen_alerts, gen_events};
 mod breaches;
+mod clusters;
 mod findings;
 mod roles;
 pub use alerts::{
     Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,
 };
 pub use breaches::Breach;
+pub use clusters::{tier_size, Cluster, ClusterPart, TIERS};
 pub use findings::{Finding, SeededSeries, ShardGrowth, DIRTY_TRIGGER_PERCENT, OPLOG_TARGET_HOURS};
 
 /// A project (a "group" in the API's paths).
@@ -245,6 +247,8 @@ pub struct Host {
     pub seeded: Vec<SeededSeries>,
     /// Its alerts' breaches of its measurements (`world/breaches.rs`), which its series show.
     pub breaches: Vec<Breach>,
+    /// Its alias as Atlas names it after its cluster (`userAlias`; `world/clusters.rs`).
+    pub alias: Option<String>,
 }
 
 impl Host {
@@ -378,6 +382,9 @@ pub struct World {
     pub access_list: Vec<AccessListEntry>,
     /// The seeded shard that grows faster than the others (`world/findings.rs`), if any.
     pub shard_growth: Option<ShardGrowth>,
+    /// The replica sets and sharded clusters by name, with their Atlas configuration
+    /// (`world/clusters.rs`).
+    pub clusters: Vec<Cluster>,
 }
 
 const ENVS: [&str; 6] = ["prod", "staging", "analytics", "dev", "qa", "reporting"];
@@ -591,6 +598,7 @@ pub fn generate(
         events: Vec::new(),
         access_list: Vec::new(),
         shard_growth: None,
+        clusters: Vec::new(),
     };
     for p in 0..projects {
         let created = anchor - CDuration::days(r.range(200, 900) as i64);
@@ -668,6 +676,7 @@ pub fn generate(
                 data_overhead_bytes: overhead,
                 seeded: Vec::new(),
                 breaches: Vec::new(),
+                alias: None,
             });
         }
         for plan in CONFIGS.iter() {
@@ -702,6 +711,10 @@ pub fn generate(
     findings::seed(&mut world, seed);
     alerts::seed_history(&mut world, seed);
     breaches::settle(&mut world, seed);
+    // The findings on hosts, where no breach hides or outranks them.
+    findings::seed_hosts(&mut world, seed);
+    // The clusters' names and Atlas configuration, from a stream of their own, last.
+    clusters::seed(&mut world, seed);
     world
 }
 

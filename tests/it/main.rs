@@ -19,6 +19,7 @@ mod alert_configs;
 mod alerts;
 #[cfg(feature = "frames")] // AlertContext::frame
 mod alerts_context;
+mod clusters;
 mod databases;
 mod events;
 mod flavours;
@@ -47,3 +48,24 @@ mod rate_limit;
 mod redirects;
 mod retries;
 mod time_budget;
+
+/// Every file of this folder is a module of this binary (above): a file forgotten there
+/// compiles into nothing, and its tests never run.
+#[test]
+fn every_file_of_the_folder_is_a_module() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(module) = name.strip_suffix(".rs").filter(|m| *m != "main") else {
+            continue;
+        };
+        files += 1;
+        assert!(
+            main.contains(&format!("mod {module};")),
+            "tests/it/{name} is no module of tests/it/main.rs: add `mod {module};`"
+        );
+    }
+    assert!(files > 20, "{files}");
+}

@@ -115,6 +115,11 @@ def _openapi_to_json_schema(x: Any, *, direction: str) -> Any:
             continue
         elif k == "oneOf":
             out["anyOf"] = _openapi_to_json_schema(v, direction=direction)
+        elif k == "type" and v == "object" and _scalar_branches(x.get("oneOf")):
+            # `type: object` beside branches that are all strings (`regionName`,
+            # `BaseCloudProviderInstanceSize`): no value is both, and the branches are what
+            # the service sends and the SDKs decode (atlas-sdk-go: `RegionName *string`).
+            continue
         elif k == "pattern":
             # Unicode classes in Python's words: letters and digits (and `_`, which the one
             # pattern that has them allows anyway) are `\w`.
@@ -152,6 +157,32 @@ def _openapi_to_json_schema(x: Any, *, direction: str) -> Any:
         if "$ref" in out or "allOf" in out or "anyOf" in out:
             out = {"anyOf": [{"type": "null"}, out]}
     return out
+
+
+def _subtypes_extend_their_base(schemas: dict[str, Any]) -> None:
+    """OpenAPI's polymorphism, as its readers read it: a base schema names its subtypes by a
+    discriminator (``CloudRegionConfig20240805`` by ``providerName``), and a subtype extends
+    the base (``AWSRegionConfig20240805``: ``allOf`` the base and its own properties). Within
+    the subtype the base stands for its own properties, not for a new choice of subtype
+    (which would choose the same subtype again, without end): each such reference is to a
+    copy of the base without its discriminator and branches (``<base>.properties``)."""
+    for name, schema in list(schemas.items()):
+        mapping = schema.get("discriminator", {}).get("mapping")
+        if not mapping:
+            continue
+        plain = f"{name}.properties"
+        schemas[plain] = {k: v for k, v in schema.items() if k not in ("discriminator", "oneOf")}
+        for ref in mapping.values():
+            for part in schemas[ref.rsplit("/", 1)[1]].get("allOf", []):
+                if part.get("$ref") == f"#/components/schemas/{name}":
+                    part["$ref"] = f"#/components/schemas/{plain}"
+
+
+def _scalar_branches(branches: Any) -> bool:
+    """Whether ``branches`` (a ``oneOf``) are all of a type that is not an object."""
+    return bool(branches) and all(
+        isinstance(b, dict) and b.get("type") not in (None, "object") for b in branches
+    )
 
 
 _DATE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)$")
@@ -231,6 +262,7 @@ class Spec:
     def __init__(self, path: Path = SPEC) -> None:
         doc = json.loads(path.read_text(encoding="utf-8"))
         schemas = copy.deepcopy(doc["components"]["schemas"])
+        _subtypes_extend_their_base(schemas)
         for _, _, widen, _ in DEPARTURES:
             widen(schemas)
         self.operations = [Operation(name, op) for name, op in doc["operations"].items()]

@@ -438,6 +438,7 @@ def test_global_options_before_or_after_every_command(profiled, capsys, fake_sim
     cases = {
         "alerts": (["alerts", "list", "--status", "OPEN"], list),
         "projects": (["projects"], list),
+        "clusters": (["clusters", "list"], list),
         "measurements": (["measurements", "host", g, h, *window], list),
         "capacity": (["capacity", "--window", "2d"], dict),
         "sync": (["sync", store, "--kind", "host", "--project", g, "--window", "P1D"], dict),

@@ -58,8 +58,19 @@ def test_summary_then_table_in_80_columns(env) -> None:
         member = truth[resource]["members"][0].split(".")[0]
         assert re.search(rf"{words}[^;]*\({member}\)", " ".join(summary.split())), resource
     assert f"{truth['shard_growth']['shard_name']} grows 4.0×" in " ".join(summary.split())
-    # Deployments by project name, no ids.
-    assert "Prod · rs0" in text and not re.search(r"[0-9a-f]{24}", text)
+    # Deployments by project and cluster name (the clusters listing's), no ids, and no
+    # cluster said by its shards.
+    names = {c["name"] for c in env.cluster_truth()}
+    said = set(re.findall(r"^  \w+ · ([\w-]+):", summary, re.M))
+    assert names <= said and all(s.startswith("standalone") for s in said - names), said
+    assert f"Prod · {_rs0(env)}" in text and not re.search(r"[0-9a-f]{24}", text)
+    assert "cluster of" not in text
+
+
+def _rs0(sim) -> str:
+    """The name of the cluster that is the replica set rs0 of the project Prod."""
+    (c,) = [c for c in sim.cluster_truth() if c["replica_set_name"] == "rs0"]
+    return c["name"]
 
 
 def test_colour_on_a_terminal(env, monkeypatch) -> None:
@@ -77,7 +88,7 @@ def test_json_holds_the_summary_and_the_table(env) -> None:
     doc = json.loads(text)
     assert doc["window"] == "14d"
     assert [s["deployment"] for s in doc["summary"]] == [t["deployment"] for t in doc["table"]]
-    rs0 = next(t for t in doc["table"] if t["deployment"] == "Prod · rs0")
+    rs0 = next(t for t in doc["table"] if t["deployment"] == f"Prod · {_rs0(env)}")
     assert rs0["resources"]["oplog_window"]["status"] == "warning"
     assert 10 < rs0["resources"]["oplog_window"]["days_left"] < 13
     first = doc["summary"][0]
@@ -107,7 +118,8 @@ def test_every_date_has_its_range_and_the_note_says_where_ranges_come_from(env) 
     assert re.search(r"oplog window below 24 h in ~\d+ days \(\d+-\d+\), \w{3} \d+ \(rs0-1\)", said)
     assert "Ranges: 80 % intervals from the fits' residuals alone; --history 63d" in said
     doc = json.loads(_run("capacity", "--output", "json")[1])
-    rs0 = next(t for t in doc["table"] if t["deployment"] == "Prod · rs0")["resources"]
+    rs0 = next(t for t in doc["table"] if t["deployment"] == f"Prod · {_rs0(env)}")
+    rs0 = rs0["resources"]
     oplog = rs0["oplog_window"]
     assert oplog["days_low"] <= oplog["days_left"] <= oplog["days_high"]
     assert doc["interval_level"] == 0.8 and doc["backtest"] is None

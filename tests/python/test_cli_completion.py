@@ -60,6 +60,7 @@ def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
     assert _bash_complete(script, ["opsapi", ""]) == [
         "alerts",
         "capacity",
+        "clusters",
         "completion",
         "config",
         "measurements",
@@ -143,8 +144,8 @@ TREE = parser_tree()
 
 def test_the_parser_walk_sees_the_cli() -> None:
     assert TREE[()][0] == {
-        "alerts", "capacity", "measurements", "config", "completion", "projects", "sim", "store",
-        "sync",
+        "alerts", "capacity", "clusters", "measurements", "config", "completion", "projects",
+        "sim", "store", "sync",
     }  # fmt: skip
     assert {"--profile", "--output", "-o"} <= TREE[()][1]  # the global options
     assert ("alerts", "ack") in TREE and "--yes" in TREE[("alerts", "ack")][1]

@@ -18,7 +18,7 @@ import pytest
 from conftest import FIXED_NOW, api_requests
 
 import opsapi
-from opsapi._native import OPERATIONS
+from opsapi._native import ATLAS_VERSIONS, OPERATIONS
 from opsapi.testing import Simulator
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +38,9 @@ class Ids:
         self.p = db["partition_name"]
         self.d = db["database_name"]
         self.e = next(e["id"] for e in w["events"] if e["group_id"] == self.g)
+        # A cluster of the project: its id on Ops Manager and Cloud Manager, its name on Atlas.
+        cluster = next(c for c in sim.cluster_truth() if c["group_id"] == self.g)
+        self.k = cluster["name"] if atlas else cluster["id"]
         agents = {c["id"] for c in w["alert_configs"]
                   if c["event_type_name"] in ATLAS_LACKS["alert types"]}  # fmt: skip
         self.c = next(
@@ -69,13 +72,15 @@ class Ids:
         ``n``-th project alert, open global alert and access-list entry."""
         enc = self.h.replace(":", "%3A")
         return self.api + template.format(
-            g=self.g, h=enc, p=self.p, d=self.d, e=self.e, c=self.c, a=self.a, hosts=self.hosts,
+            g=self.g, h=enc, p=self.p, d=self.d, e=self.e, c=self.c, a=self.a, k=self.k,
+            hosts=self.hosts,
             pa=self.project_alerts[n], ga=self.global_alerts[n], x=self.x[n],
         )  # fmt: skip
 
 
 # What the simulator's world holds that Atlas does not have, and so does not serve: standalone
-# processes, Ops Manager's agent alerts (and their configurations), two database measurements;
+# processes, Ops Manager's agent alerts (and their configurations), two database measurements,
+# the replica sets within a sharded cluster as clusters of their own (Ops Manager lists them);
 # and the alert metric Atlas names its own way.
 ATLAS_LACKS = {
     "host types": {"STANDALONE"},
@@ -97,6 +102,10 @@ def as_atlas(op: str, result: Any) -> Any:
         ]
     if op == "measurements.database":
         return [r for r in result if r["measurement"] not in ATLAS_LACKS["database measurements"]]
+    if op == "clusters.list":
+        # (name, type, shard_name): a shard's replica set has a shard name, the config
+        # servers' their own type.
+        return [x for x in result if x[2] is None and x[1] != "config_servers"]
     return result
 
 
@@ -190,6 +199,18 @@ READS: dict[str, tuple[Callable[..., Any], str, Any, Callable[[Any], Any]]] = {
         PAGE1,
         lambda r: [a.id for a in r],
     ),
+    "clusters.list": (
+        lambda c, i: c.clusters.list(i.g),
+        "/groups/{g}/clusters",
+        PAGE1,
+        lambda r: [(x.name, x.type, x.shard_name) for x in r],
+    ),
+    "clusters.get": (
+        lambda c, i: c.clusters.get(i.g, i.k),
+        "/groups/{g}/clusters/{k}",
+        None,
+        lambda r: (r.name, r.type, r.replica_set_name),
+    ),
     # Ops Manager's alone.
     "global_alerts.list": (
         lambda c, i: c.global_alerts.list(),
@@ -237,11 +258,19 @@ WRITES: dict[str, tuple[Callable[..., Any], str, str, int]] = {
 
 
 def _accept(flavour: str, op: str) -> str:
+    """Atlas: the operation's version of the flavour table (the specification check holds
+    it to the specification's)."""
     if flavour != "atlas":
         return "application/json"
-    # Acknowledging is a newer resource version than reading.
-    version = "2024-05-30" if op == "alerts.acknowledge" else "2023-01-01"
-    return f"application/vnd.atlas.{version}+json"
+    return f"application/vnd.atlas.{ATLAS_VERSIONS[op]}+json"
+
+
+def test_atlas_versions_are_the_tables():
+    """Acknowledging is a newer resource version than reading; clusters the newest."""
+    assert set(ATLAS_VERSIONS) == {op for op, fs in OPERATIONS.items() if "atlas" in fs}
+    assert ATLAS_VERSIONS["alerts.acknowledge"] == "2024-05-30"
+    assert ATLAS_VERSIONS["clusters.list"] == ATLAS_VERSIONS["clusters.get"] == "2024-08-05"
+    assert ATLAS_VERSIONS["hosts.list"] == "2023-01-01"
 
 
 def test_every_operation_of_the_table_is_called_here():

@@ -112,18 +112,15 @@ def test_headroom_finds_the_same_through_atlas(sims, clients):
         atlas.filter(growth).select(keep).sort("group_id"),
         om.filter(growth).select(keep).sort("group_id"),
     )
-    # Every seeded finding of the hosts each serves (the world seeds some on its standalones,
-    # which Atlas does not have; `om` is already without them).
+    # Every seeded finding, through each flavour: the world seeds them on replica sets'
+    # members, never on a standalone (which Atlas does not have).
     truth = sims["ops-manager"].headroom_truth()
-    seeded = {t["resource"] for t in truth if not set(t["members"]) & standalones}
+    assert not {m for t in truth for m in t["members"]} & standalones
+    seeded = {t["resource"] for t in truth}
+    assert seeded == {"shard_growth", "oplog_window", "cpu", "connections", "cache"}
     for frame in (om, atlas):
         flagged = frame.filter(pl.col("status").is_in(["critical", "warning", "watch"]))
         assert seeded <= set(flagged["resource"]), (seeded, flagged)
-    assert {t["resource"] for t in truth} <= set(
-        as_processes(found["ops-manager"]).filter(
-            pl.col("status").is_in(["critical", "warning", "watch"])
-        )["resource"]
-    )
 
 
 def test_the_simulators_flavour_and_its_command_line():

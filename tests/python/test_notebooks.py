@@ -214,7 +214,7 @@ def test_the_store_gives_the_headroom_a_fleet_pull_gives(demo_out, demo_world) -
 
     out = demo_out[0]
     pulled = capacity.headroom_inputs(demo_world[0].client(), window="14d")
-    want = capacity.headroom(pulled.host_frame, pulled.disk_frame, pulled.hosts, now=DEMO_NOW)
+    want = capacity.headroom(*pulled, now=DEMO_NOW, clusters=pulled.clusters)
     got = pl.read_parquet(out / "headroom.parquet")
     assert_frame_equal(got, want, check_row_order=False, check_exact=False, rel_tol=1e-9)
     forecast = capacity.disk_forecast(pulled.disk_frame, window="14d", now=DEMO_NOW)

@@ -104,6 +104,9 @@ SENT: dict[str, tuple[object, object]] = {
     'client.measurements.database(g, h, d, granularity="PT1H", period="P1D")': (WINDOW, None),
     "client.events.list(g)": (PAGE1, None),
     "client.events.get(g, e)": (None, None),
+    "client.clusters.list(g)": (PAGE1, None),
+    "client.clusters.list_all(groups=[g])": (PAGE1, None),
+    "client.clusters.get(g, k)": (None, None),
 }
 # A client counts acknowledgements from the server's Date (to the second) plus the time since
 # that answer: on a fixed clock, exact to this slack.
@@ -188,6 +191,7 @@ def world(fixed_now):
             "c": c.alert_configs.list(g)[0].id,
             "e": c.events.list(g)[0].id,
             "x": sim.world()["access_list"][0]["id"],
+            "k": sim.cluster_truth()[0]["id"],
         }
         yield sim, ids
 

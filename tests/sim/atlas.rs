@@ -392,16 +392,22 @@ async fn pt10s_is_refused_below_tier_m40() {
     let raw = Raw::new(&sim);
     let token = raw.token(&sim).await;
     let world = sim.world();
-    let small = world
-        .hosts
-        .iter()
-        .find(|h| h.mem_size_mb <= 8192)
-        .expect("an M30");
-    let large = world
-        .hosts
-        .iter()
-        .find(|h| h.mem_size_mb >= 16_384)
-        .expect("an M40+");
+    // A process of a cluster below M40, and one of M40 or larger (their tier is their
+    // cluster's, and so is their memory).
+    let of_tier = |small: bool| {
+        let c = world
+            .clusters
+            .iter()
+            .find(|c| matches!(c.instance_size, "M10" | "M20" | "M30") == small)
+            .expect("a cluster of each size");
+        let h = world
+            .hosts
+            .iter()
+            .find(|h| h.cluster_id.as_ref() == Some(&c.id));
+        (c.instance_size, h.unwrap().clone())
+    };
+    let (small_tier, small) = of_tier(true);
+    let (_, large) = of_tier(false);
     let ask = |h: &opsapi::sim::Host| {
         format!(
             "/groups/{}/processes/{}/measurements?granularity=PT10S&period=PT1M",
@@ -409,14 +415,16 @@ async fn pt10s_is_refused_below_tier_m40() {
             h.process_id()
         )
     };
-    let r = raw.get(&ask(small), &token, Some(ACCEPT_2023)).await;
+    let r = raw.get(&ask(&small), &token, Some(ACCEPT_2023)).await;
     assert_eq!(
         (r.status, r.error_code()),
         (400, "INVALID_GRANULARITY".into())
     );
-    assert!(r.json()["detail"].as_str().unwrap().contains("M30"));
+    assert!(r.json()["detail"].as_str().unwrap().contains(small_tier));
     assert_eq!(
-        raw.get(&ask(large), &token, Some(ACCEPT_2023)).await.status,
+        raw.get(&ask(&large), &token, Some(ACCEPT_2023))
+            .await
+            .status,
         200
     );
     // Ops Manager serves PT10S to any host.

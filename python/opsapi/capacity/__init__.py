@@ -13,7 +13,9 @@ Null data points are ignored; no function loops over rows in Python.
   in ``rollup.py``): every resource of every host, rolled up per replica set, shard and
   cluster, with the days left and their interval; :func:`headroom_summary` and
   :func:`headroom_table` say it in a sentence and a table; :func:`oversized_deployments`
-  and, on Atlas, :func:`tier_down` say what could be smaller (``oversized.py``);
+  and, on Atlas, :func:`tier_down` say what could be smaller, with each cluster's tier from
+  the clusters listing (:func:`cluster_tiers`) (``oversized.py``); with the listing, a
+  cluster that auto-scales is measured against its configured limits (``autoscaling.py``);
 - :func:`backtest` (``backtest.py``): how good those forecasts were on the fleet's own
   history, per resource and horizon (the intervals of every days-to-limit come from it; the
   trend of the peaks and the intervals themselves: ``trend.py``);
@@ -57,7 +59,7 @@ from .headroom import (
     headroom_inputs,
 )
 from .load import busiest_hours, hour_of_day_profile, metric_summary
-from .oversized import ATLAS_TIERS, tier_down
+from .oversized import ATLAS_TIERS, cluster_tiers, tier_down
 from .summary import (
     ROLE_SCOPES,
     accuracy_text,
@@ -87,6 +89,7 @@ __all__ = [
     "backtest",
     "busiest_hours",
     "cell_text",
+    "cluster_tiers",
     "database_growth",
     "deployment_rows",
     "disk_forecast",

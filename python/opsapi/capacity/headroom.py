@@ -4,6 +4,8 @@ The question: what runs out first, where, and when. Each resource (``resources.p
 series per host; the same steps turn each into a row (:func:`_host_rows`), the roll-up takes
 a replica set's, shard's or cluster's worst member (:func:`_rolled_up`), and a sharded
 cluster adds the imbalance of its shards' data growth (:func:`_shard_growth`).
+
+(Just over 600 lines: most of it is :func:`headroom`'s documentation of every limit.)
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import polars as pl
 from opsapi._duration import parse_duration
 
 from ._common import _MS_PER_DAY, _disk_points, _reference_now
+from .autoscaling import at_max_tier, auto_scaling, said
 from .backtest import KEYS, MAX_SERIES, _check, resource_peaks, resource_quantiles, window_days
 from .disk import disk_forecast
 from .oversized import OVERSIZED_SHARE, mark_oversized
@@ -69,12 +72,23 @@ RESOURCES = ["disk", "oplog_window", "replication_lag", "cpu", "cache", "connect
              "tickets", "iops", "disk_latency"]  # fmt: skip
 
 
-class HeadroomInputs(NamedTuple):
-    """What :func:`headroom` reads: the long host and disk frames and the hosts."""
-
+class _Inputs(NamedTuple):
     host_frame: pl.DataFrame
     disk_frame: pl.DataFrame
     hosts: list[Any]
+
+
+class HeadroomInputs(_Inputs):
+    """What :func:`headroom` reads: the long host and disk frames and the hosts
+    (``headroom(*inputs)``), and the projects' clusters (``inputs.clusters``: pass them as
+    ``headroom(*inputs, clusters=inputs.clusters)`` to name deployments by their clusters)."""
+
+    clusters: list[Any]
+
+    def __new__(cls, host_frame: Any, disk_frame: Any, hosts: Any, clusters: Any = None) -> Any:
+        self = super().__new__(cls, host_frame, disk_frame, hosts)
+        self.clusters = list(clusters or [])
+        return self
 
 
 def headroom_inputs(
@@ -85,12 +99,12 @@ def headroom_inputs(
     granularity: str = "PT1H",
     history: str | timedelta | None = None,
 ) -> HeadroomInputs:
-    """Pulls what :func:`headroom` reads from a client: every host of ``group_ids`` (default:
-    every project the key sees), the host measurements of :data:`HEADROOM_HOST_METRICS` and
-    the disk measurements of :data:`HEADROOM_DISK_METRICS` over ``window``, one fleet pull
-    each. The client asks each flavour in its own names, as many a request as it takes (on
-    Atlas at most 10, so the host measurements take two), and the frames carry one set of
-    names whatever the flavour.
+    """Pulls what :func:`headroom` reads from a client: every host and cluster of
+    ``group_ids`` (default: every project the key sees; the clusters as ``.clusters``), the
+    host measurements of :data:`HEADROOM_HOST_METRICS` and the disk measurements of
+    :data:`HEADROOM_DISK_METRICS` over ``window``, one fleet pull each. The client asks each
+    flavour in its own names, as many a request as it takes (on Atlas at most 10, so the
+    host measurements take two), and the frames carry one set of names whatever the flavour.
 
     ``history`` (longer than ``window``) pulls that much instead: :func:`headroom` still fits
     on ``window``, and backtests its forecasts on the rest, so that its intervals come from
@@ -103,7 +117,9 @@ def headroom_inputs(
     """
     if group_ids is None:
         group_ids = [g.id for g in client.groups.list()]
+    group_ids = list(group_ids)
     hosts = [h for g in group_ids for h in client.hosts.list(g)]
+    clusters = [c for g in group_ids for c in client.clusters.list(g)]
     span = parse_duration(window)
     if history is not None:
         span = max(span, parse_duration(history))
@@ -121,7 +137,7 @@ def headroom_inputs(
     disk_frame = client.measurements.fleet(
         disk_targets, granularity=granularity, period=period, metrics=HEADROOM_DISK_METRICS
     )
-    return HeadroomInputs(host_frame, disk_frame, hosts)
+    return HeadroomInputs(host_frame, disk_frame, hosts, clusters)
 
 
 def headroom(
@@ -149,6 +165,7 @@ def headroom(
     oversized_share: float = OVERSIZED_SHARE,
     interval_level: float = INTERVAL_LEVEL,
     horizons: Sequence[int] = (7, 14, 30),
+    clusters: Any = None,
 ) -> pl.DataFrame:
     """How much room each resource has left, per host and rolled up per replica set, shard
     and sharded cluster: what runs out first, where, and when.
@@ -205,6 +222,13 @@ def headroom(
             (``HostList.to_polars()``): replica sets, shards and clusters come from it.
         window: how far back from ``now`` the statistics and fits look.
         now: the reference instant (default: the newest timestamp of the frames).
+        clusters: the projects' clusters (``client.clusters.list``; ``headroom_inputs``
+            lists them as ``inputs.clusters``), or None: each row's ``cluster_name`` is its
+            cluster's, and on Atlas every process of a cluster, its mongos and config servers
+            included, rolls up into it (:func:`~opsapi.capacity.topology`); a cluster
+            that auto-scales has its CPU and cache measured against its maximum tier, and its
+            disk at 90 % said as when Atlas grows it (``auto_scaling``;
+            :mod:`opsapi.capacity.autoscaling`).
 
     A host's role (:func:`~opsapi.capacity.topology`) decides where its rows roll up: a
     replica set's, shard's and cluster's rows are their data-bearing members' (never an
@@ -212,7 +236,8 @@ def headroom(
     ``config_servers`` scope and its mongos into its ``mongos`` scope.
 
     Returns:
-        One row per (scope, resource): ``group_id``, ``cluster_id``, ``scope_kind``
+        One row per (scope, resource): ``group_id``, ``cluster_id``, ``cluster_name``
+        (with ``clusters``), ``scope_kind``
         (``host``, ``replica_set``, ``shard``, ``cluster``, ``config_servers``, ``mongos``),
         ``scope`` (``hostname:port``, the replica set or shard name, the cluster id: the
         config servers' replica set name, the mongos' cluster id), ``role`` (of the member
@@ -229,7 +254,8 @@ def headroom(
         ``status`` (``critical``, ``warning``, ``watch``, ``ok``, ``oversized`` (a sizing
         resource of an oversized deployment) or ``missing``), ``binding`` (the
         resource of the scope that runs out first), ``member`` (the host that sets the
-        value), ``part`` (the partition) and ``note``; most urgent first. Missing data is
+        value), ``part`` (the partition), ``note`` and ``auto_scaling`` (with ``clusters``:
+        ``up to M80``, ``disk grows at 90 %``, else null); most urgent first. Missing data is
         never zero: its values are null and ``note`` says what is missing.
 
     >>> h = headroom(*headroom_inputs(client))
@@ -239,7 +265,9 @@ def headroom(
     """
     hs = _check(interval_level, horizons, 1)
     span = parse_duration(window)
-    topo = topology(hosts)
+    topo = topology(hosts, clusters)
+    scaling = auto_scaling(topo, clusters)  # CPU and cache against the max tier (Atlas)
+    host_frame = at_max_tier(host_frame, scaling) if clusters else host_frame
     stamps = pl.concat([f.lazy().select("timestamp") for f in (host_frame, disk_frame)]).collect()[
         "timestamp"
     ]
@@ -315,7 +343,9 @@ def headroom(
     shards = _shard_growth(forecast, per_host, topo, shard_growth_ratio, *days)
     parts = [per_host, _rolled_up(per_host, topo)] + ([shards] if shards.height else [])
     scoped = mark_oversized(pl.concat(parts, how="diagonal_relaxed"), topo, oversized_share)
-    return _finish(scoped, now_utc)
+    named = topo.select("cluster_id", "cluster_name").drop_nulls("cluster_id").unique("cluster_id")
+    scoped = said(scoped, scaling).with_columns(pl.col("cluster_id").cast(pl.String))
+    return _finish(scoped.join(named, on="cluster_id", how="left", maintain_order="left"), now_utc)
 
 
 def _host_rows(
@@ -548,6 +578,7 @@ def _finish(rows: pl.DataFrame, now: datetime) -> pl.DataFrame:
         .select(
             "group_id",
             "cluster_id",
+            "cluster_name",
             "scope_kind",
             "scope",
             "role",
@@ -570,6 +601,7 @@ def _finish(rows: pl.DataFrame, now: datetime) -> pl.DataFrame:
             "member",
             "part",
             "note",
+            "auto_scaling",
         )  # fmt: skip
     )
 

@@ -5,6 +5,7 @@ of stayed well below its limit, and on Atlas whether one tier down would still l
   replica set outside one, a standalone host) whose CPU, cache, disk space and IOPS each
   peaked at most ``share`` of their limit over the window, with nothing flagged, gets the
   status ``oversized`` on those rows.
+- :func:`cluster_tiers`: each deployment's Atlas tier, from the clusters listing;
 - :func:`tier_down` and :data:`ATLAS_TIERS`: given each deployment's Atlas tier, whether the
   next tier down would still leave the documented room at the forecast horizon: its CPU and
   cache scaled by the smaller tier's vCPUs and memory, each at most ``share`` of its limit.
@@ -18,12 +19,16 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Optional
+from typing import Any, Optional
 
 import polars as pl
 
-__all__ = ["ATLAS_TIERS", "OVERSIZED_SHARE", "SIZING", "TIER_DOWN_SHARE", "mark_oversized",
-           "tier_below", "tier_down"]  # fmt: skip
+from opsapi._native import ATLAS_TIERS as _ATLAS_TIERS
+
+from .topology import listed
+
+__all__ = ["ATLAS_TIERS", "OVERSIZED_SHARE", "SIZING", "TIER_DOWN_SHARE", "cluster_tiers",
+           "mark_oversized", "tier_below", "tier_down"]  # fmt: skip
 
 #: The resources a smaller machine has less of: what says a deployment is oversized.
 SIZING = ("cpu", "cache", "disk", "iops")
@@ -38,11 +43,8 @@ TIER_DOWN_SHARE = 0.7
 #: data-bearing node, as Atlas's AWS documentation lists them for the General class
 #: (mongodb.com/docs/atlas/reference/amazon-aws/; Google Cloud and Azure differ slightly,
 #: the ratios between neighbouring tiers, which is what :func:`tier_down` reads, hardly).
-ATLAS_TIERS: dict[str, tuple[int, float]] = {
-    "M10": (2, 2.0), "M20": (2, 4.0), "M30": (2, 8.0), "M40": (4, 16.0), "M50": (8, 32.0),
-    "M60": (16, 64.0), "M80": (32, 128.0), "M140": (48, 192.0), "M200": (64, 256.0),
-    "M300": (96, 384.0), "M400": (64, 488.0), "M700": (96, 768.0),
-}  # fmt: skip
+#: The one table is Rust's (``opsapi::ATLAS_TIERS``), which the simulator's clusters use too.
+ATLAS_TIERS: dict[str, tuple[int, float]] = dict(_ATLAS_TIERS)
 
 
 def tier_below(tier: str) -> Optional[str]:
@@ -85,8 +87,12 @@ def mark_oversized(rows: pl.DataFrame, topo: pl.DataFrame, share: float) -> pl.D
         & pl.col("cluster_id").is_null()
         & (pl.col("role") == "data")
     ).select(scope=pl.col("member"))
+    # A replica set outside a sharded cluster (Ops Manager's, and with the clusters listing
+    # Atlas's, name a replica set's own cluster).
+    sharded = rows.filter(pl.col("scope_kind") == "cluster")["scope"].unique().to_list()
     top = (pl.col("scope_kind") == "cluster") | (
-        (pl.col("scope_kind") == "replica_set") & pl.col("cluster_id").is_null()
+        (pl.col("scope_kind") == "replica_set")
+        & ~pl.col("cluster_id").cast(pl.String).is_in(sharded).fill_null(False)
     )
     deployments = rows.filter(
         top
@@ -182,6 +188,28 @@ def tier_down(
         )
         .select("scope", "tier", "tier_down", "fits", "binding", "share_of_limit", "horizon_days")
     )
+
+
+def cluster_tiers(h: pl.DataFrame, clusters: Any) -> dict[str, str]:
+    """Each deployment's Atlas tier by its headroom ``scope`` (what :func:`tier_down` and the
+    report's ``tiers`` read), from the clusters listing (``client.clusters.list``;
+    ``headroom_inputs(...).clusters``): the sharded clusters and replica sets of ``h``
+    (a :func:`headroom` frame made with ``clusters=``) whose cluster the listing gives a tier.
+    Ops Manager's clusters have none: ``{}``.
+
+    >>> cluster_tiers(h, inputs.clusters)  # doctest: +SKIP
+    {'rs0': 'M60', '66a0c31fe73f2a2df8d6273d': 'M60'}
+    """
+    sizes = {c.id or c.name: c.instance_size for c in listed(clusters) if c.instance_size}
+    top = (
+        h.filter(
+            pl.col("scope_kind").is_in(["cluster", "replica_set"]),
+            pl.col("cluster_id").is_not_null(),
+        )
+        .select("scope", "cluster_id")
+        .unique(maintain_order=True)
+    )
+    return {s: sizes[c] for s, c in top.iter_rows() if c in sizes}
 
 
 def _ratio(tier: str, down: Optional[str], i: int) -> Optional[float]:

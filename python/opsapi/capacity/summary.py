@@ -40,8 +40,10 @@ def _short(member: Optional[str]) -> str:
 def deployment_rows(h: pl.DataFrame, names: Optional[Mapping[str, str]] = None) -> pl.DataFrame:
     """The rows of the top-level deployments of a :func:`~opsapi.capacity.headroom` frame
     (sharded clusters, replica sets outside them, standalone hosts), each with a
-    ``deployment`` label a person reads; a sharded cluster's ``config_servers`` and ``mongos``
-    rows carry their cluster's label. Most urgent first, as ``h``.
+    ``deployment`` label a person reads: its cluster's name where ``headroom`` had the
+    clusters listing (``Prod · orders``), else what its hosts say (``Prod · rs0``, ``Prod ·
+    cluster of sh0-0, sh0-1``); a sharded cluster's ``config_servers`` and ``mongos`` rows
+    carry their cluster's label. Most urgent first, as ``h``.
 
     Args:
         h: a :func:`~opsapi.capacity.headroom` frame.
@@ -65,8 +67,14 @@ def deployment_rows(h: pl.DataFrame, names: Optional[Mapping[str, str]] = None) 
         | ((kind == "replica_set") & ~pl.col("cluster_id").is_in(clusters).fill_null(False))
         | ((kind == "host") & pl.col("cluster_id").is_null())
     ).join(shards.rename({"scope": "_shards"}), on="cluster_id", how="left", maintain_order="left")
+    # A deployment's cluster name where the clusters listing gave it (``headroom(...,
+    # clusters=...)``), else what its hosts say.
+    named = pl.col("cluster_name") if "cluster_name" in h.columns else pl.lit(None, pl.String)
+    deployment = kind.is_in(["cluster", "replica_set", *ROLE_SCOPES])
     label = (
-        pl.when(kind.is_in(["cluster", *ROLE_SCOPES]) & pl.col("_shards").is_not_null())
+        pl.when(deployment & named.is_not_null())
+        .then(named)
+        .when(kind.is_in(["cluster", *ROLE_SCOPES]) & pl.col("_shards").is_not_null())
         .then(pl.lit("cluster of ") + pl.col("_shards"))
         .when(kind == "cluster")
         .then(pl.lit("cluster of no shards"))
@@ -127,6 +135,11 @@ def _said(row: dict) -> str:
         fills = f", its disk at the limit in ~{days:.0f} days ({member})" if days else ""
         return f"{row['note']}{fills}"
     phrase = _PHRASE[row["resource"]].format(limit=row["limit"])
+    scaling = row.get("auto_scaling")
+    if scaling and row["resource"] == "disk":  # Atlas grows it there: not full, bigger
+        phrase = f"disk grows (auto-scaling at {row['limit']:g} %)"
+    elif scaling:
+        phrase = f"{phrase} ({scaling})"  # CPU and cache against the maximum tier
     days = row["days_left"]
     if days is None:
         if row["resource"] == "cpu" and row["status"] == "warning":

@@ -39,6 +39,7 @@ matched by filters.
 Example::
 
     $ opsapi projects
+    $ opsapi clusters list --project Prod
     $ opsapi alerts list --status OPEN --format csv > open.csv
     $ opsapi alerts ack 5b7c... --for 4h --comment "disk resize scheduled"
     $ opsapi alerts ack --event-type OUTSIDE_METRIC_THRESHOLD --replica-set rs0 --for 2h --dry-run
@@ -122,6 +123,9 @@ COMMANDS: dict[str, CommandInfo] = {
         "alerts", "ALERTS", "global and project alerts: list, show, acknowledge, un-acknowledge"
     ),
     "projects": CommandInfo("projects", "PROJECTS", "the projects the key can see: names and ids"),
+    "clusters": CommandInfo(
+        "clusters", "CLUSTERS", "clusters of projects by name: tier, disk and auto-scaling"
+    ),
     "measurements": CommandInfo(
         "measurements", "MEASUREMENTS", "host, disk and database measurements to CSV or Parquet"
     ),

@@ -95,7 +95,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
     fmt = output_format(args, formats=("table", "json"))
     inputs, names = _inputs(args)
-    h = capacity.headroom(*inputs, window=args.window)
+    h = capacity.headroom(*inputs, window=args.window, clusters=inputs.clusters)
     summary = capacity.headroom_summary(h, names=names)
     table = capacity.headroom_table(h, names=names)
     sources = set(h["interval_source"].drop_nulls().to_list())

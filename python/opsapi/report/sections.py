@@ -52,7 +52,12 @@ class ReportData:
     frames: dict[str, pl.DataFrame] = field(default_factory=dict)
     #: Each Atlas deployment's tier by its headroom scope (``{"Cluster0": "M50"}``): the
     #: oversized section then says whether one tier down fits (``capacity.tier_down``).
+    #: Without it, the clusters' (``capacity.cluster_tiers``).
     tiers: Optional[dict[str, str]] = None
+    #: The projects' clusters (``client.clusters.list``): deployments are named by their
+    #: cluster, on Atlas every process of a cluster is in its roll-up, and their tiers fill
+    #: ``tiers``.
+    clusters: Any = None
 
 
 def render(data: ReportData) -> str:
@@ -76,10 +81,13 @@ def render(data: ReportData) -> str:
             [data.host_frame.select("timestamp"), data.disk_frame.select("timestamp")]
         )["timestamp"].max()
     now = data.now
-    data.frames["topology"] = capacity.topology(data.hosts)
+    data.frames["topology"] = capacity.topology(data.hosts, data.clusters)
     h = capacity.headroom(
-        data.host_frame, data.disk_frame, data.hosts, window=data.window, now=data.now
-    )
+        data.host_frame, data.disk_frame, data.hosts, window=data.window, now=data.now,
+        clusters=data.clusters,
+    )  # fmt: skip
+    if data.tiers is None and data.clusters:
+        data.tiers = capacity.cluster_tiers(h, data.clusters) or None
     summary = capacity.headroom_summary(h, names=data.names)
     table_ = capacity.headroom_table(h, names=data.names)
     forecast = capacity.disk_forecast(data.disk_frame, window=data.window, now=data.now)

@@ -9,6 +9,7 @@ mod acknowledgement;
 mod alert_configs;
 mod alerts;
 mod client;
+mod clusters;
 mod events;
 mod global_alerts;
 mod groups;
@@ -22,6 +23,7 @@ pub use access_list::{AccessList, AsyncAccessList};
 pub use alert_configs::{AlertConfigs, AsyncAlertConfigs};
 pub use alerts::{Alerts, AsyncAlerts};
 pub use client::{AsyncClient, Client};
+pub use clusters::{AsyncClusters, Clusters};
 pub use events::{AsyncEvents, Events};
 pub use global_alerts::{AlertIterator, AsyncAlertIterator, AsyncGlobalAlerts, GlobalAlerts};
 pub use groups::{AsyncGroups, Groups};
@@ -54,6 +56,8 @@ macro_rules! resources {
             events: Events, AsyncEvents;
             /// Projects.
             groups: Groups, AsyncGroups;
+            /// Clusters of projects: replica sets and sharded clusters.
+            clusters: Clusters, AsyncClusters;
         });
     };
 }

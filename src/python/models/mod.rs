@@ -3,6 +3,7 @@
 //! JSON the server sent. One file per resource; the machinery is here.
 
 mod alert;
+mod cluster;
 mod event;
 mod group;
 mod host;
@@ -17,6 +18,7 @@ use pyo3::types::{PyDateTime, PyList};
 use pyo3::IntoPyObjectExt;
 
 pub use alert::{Alert, AlertConfig, AlertContext, AlertList, CurrentValue};
+pub use cluster::{AutoScaling, Cluster, ClusterList};
 pub use event::{Event, EventDiff, EventDiffParam, EventList};
 pub use group::{AccessListEntry, Group};
 pub use host::{Host, HostList, SystemInfo};
@@ -62,6 +64,7 @@ macro_rules! py_field_enum {
 }
 py_field_enum!(
     crate::models::AlertStatus,
+    crate::models::ClusterType,
     crate::models::HostType,
     crate::models::ReplicaState
 );
@@ -115,7 +118,13 @@ macro_rules! py_field_part {
         )*
     };
 }
-py_field_part!(CurrentValue, SystemInfo, EventDiff, EventDiffParam);
+py_field_part!(
+    AutoScaling,
+    CurrentValue,
+    SystemInfo,
+    EventDiff,
+    EventDiffParam
+);
 
 /// `Name(field=value, ...)`: timestamps as ISO 8601 text, everything else as Python's repr.
 fn repr_of(py: Python<'_>, name: &str, fields: &[(&str, Py<PyAny>)]) -> PyResult<String> {
@@ -235,7 +244,8 @@ macro_rules! py_model {
             /// The names of the attributes that hold the model's fields, in order.
             #[classattr]
             fn _fields(py: Python<'_>) -> PyResult<Py<pyo3::types::PyTuple>> {
-                Ok(pyo3::types::PyTuple::new(py, [$(stringify!($field)),*])?.unbind())
+                let names = [$($crate::models::unraw(stringify!($field))),*];
+                Ok(pyo3::types::PyTuple::new(py, names)?.unbind())
             }
             /// The JSON object exactly as the server sent it (camelCase keys, key order,
             /// number spelling and fields this library does not know included).
@@ -257,7 +267,7 @@ macro_rules! py_model {
                     py,
                     stringify!($name),
                     &[$((
-                        stringify!($field),
+                        $crate::models::unraw(stringify!($field)),
                         $crate::python::models::PyField::to_py(&m.$field, py)?,
                     )),*],
                 )
@@ -268,7 +278,7 @@ macro_rules! py_model {
                     py,
                     stringify!($name),
                     &[$((
-                        stringify!($repr),
+                        $crate::models::unraw(stringify!($repr)),
                         $crate::python::models::PyField::to_py(&m.$repr, py)?,
                     )),*],
                 )

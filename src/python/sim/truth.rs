@@ -178,6 +178,53 @@ impl PySimulator {
             .collect()
     }
 
+    /// The seeded clusters: one dict each (see `opsapi.testing.Simulator.cluster_truth`).
+    fn cluster_truth<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let w = self.with(|s| s.world())?;
+        w.clusters
+            .iter()
+            .map(|c| {
+                let d = PyDict::new(py);
+                d.set_item("group_id", &c.group_id)?;
+                d.set_item("id", &c.id)?;
+                d.set_item("name", &c.name)?;
+                d.set_item("type", if c.sharded { "sharded" } else { "replica_set" })?;
+                d.set_item("replica_set_name", &c.replica_set_name)?;
+                let part = |p: &crate::sim::ClusterPart| -> PyResult<Bound<'py, PyDict>> {
+                    let d = PyDict::new(py);
+                    d.set_item("id", &p.id)?;
+                    d.set_item("replica_set_name", &p.replica_set_name)?;
+                    Ok(d)
+                };
+                let shards = c.shards.iter().map(part).collect::<PyResult<Vec<_>>>()?;
+                d.set_item("shards", shards)?;
+                d.set_item(
+                    "config_servers",
+                    c.config_servers.as_ref().map(part).transpose()?,
+                )?;
+                d.set_item("members", &c.members)?;
+                let hosts: Vec<_> = w
+                    .hosts
+                    .iter()
+                    .filter(|h| h.cluster_id.as_deref() == Some(c.id.as_str()))
+                    .collect();
+                d.set_item("host_ids", hosts.iter().map(|h| &h.id).collect::<Vec<_>>())?;
+                let aliases = PyDict::new(py);
+                for h in &hosts {
+                    aliases.set_item(h.process_id(), &h.alias)?;
+                }
+                d.set_item("aliases", aliases)?;
+                d.set_item("srv_host", c.srv_host())?;
+                d.set_item("instance_size", c.instance_size)?;
+                d.set_item("disk_size_gb", c.disk_size_gb)?;
+                d.set_item("compute_auto_scaling", c.compute_auto_scaling)?;
+                d.set_item("disk_auto_scaling", c.disk_auto_scaling)?;
+                d.set_item("oversized", c.oversized)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
     fn clear_requests(&self) -> PyResult<()> {
         self.with(|s| s.clear_requests())
     }

@@ -100,12 +100,15 @@ pub(crate) fn segments(flavour: Flavour, mut segs: Vec<String>) -> Option<Vec<St
 
 /// The versions of a route's resource (Atlas), each with its sunset date (`YYYY-MM-DD`) if
 /// it has one, as the specification gives them: acknowledging an alert takes `2024-05-30`
-/// and, until 2027-07-01, `2023-01-01`; everything else `2023-01-01`.
+/// and, until 2027-07-01, `2023-01-01`; clusters `2024-08-05` (the simulator serves none of
+/// their older versions, whose bodies are of other shapes: asked for one, it answers 406);
+/// everything else `2023-01-01`.
 fn versions(route: &Route<'_>, method: &str) -> &'static [(&'static str, Option<&'static str>)] {
     match route {
         Route::GroupAlert(..) if method == "PATCH" => {
             &[("2024-05-30", None), ("2023-01-01", Some("2027-07-01"))]
         }
+        Route::Clusters(_) | Route::Cluster(..) => &[("2024-08-05", None)],
         _ => &[("2023-01-01", None)],
     }
 }
@@ -154,6 +157,7 @@ impl Ctx<'_> {
 pub(crate) fn media_type(version: &str) -> &'static str {
     match version {
         "2024-05-30" => "application/vnd.atlas.2024-05-30+json",
+        "2024-08-05" => "application/vnd.atlas.2024-08-05+json",
         _ => "application/vnd.atlas.2023-01-01+json",
     }
 }
@@ -415,15 +419,13 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// The Atlas tier of a host, by its memory.
+/// The Atlas tier of a host, by its memory (a cluster's processes have its tier's:
+/// `world/clusters.rs`).
 pub(crate) fn tier(h: &Host) -> &'static str {
-    match h.mem_size_mb {
-        0..=8192 => "M30",
-        8193..=16_384 => "M40",
-        16_385..=32_768 => "M50",
-        32_769..=65_536 => "M60",
-        _ => "M80",
-    }
+    crate::sim::TIERS
+        .iter()
+        .find(|t| h.mem_size_mb as f64 <= t.memory_gib * 1024.0)
+        .map_or("M80", |t| t.name)
 }
 
 impl Ctx<'_> {
@@ -464,7 +466,7 @@ impl Ctx<'_> {
     /// Atlas: `PT10S` only for tier M40 and larger.
     pub(crate) fn granularity_allowed(&self, h: &Host, granularity: &str) -> Result<(), Reply> {
         let tier = tier(h);
-        if !self.atlas() || granularity != "PT10S" || tier != "M30" {
+        if !self.atlas() || granularity != "PT10S" || !matches!(tier, "M10" | "M20" | "M30") {
             return Ok(());
         }
         Err(err(
@@ -505,7 +507,10 @@ impl Ctx<'_> {
             m.insert("shardName".into(), json!(s));
         }
         m.insert("typeName".into(), json!(h.type_name));
-        m.insert("userAlias".into(), json!(h.hostname));
+        m.insert(
+            "userAlias".into(),
+            json!(h.alias.as_deref().unwrap_or(&h.hostname)),
+        );
         m.insert("version".into(), json!(h.version));
         Value::Object(m)
     }

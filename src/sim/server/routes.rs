@@ -31,6 +31,8 @@ pub(crate) enum Route<'a> {
     GroupAlert(&'a str, &'a str),
     Events(&'a str),
     Event(&'a str, &'a str),
+    Clusters(&'a str),
+    Cluster(&'a str, &'a str),
     GlobalAlerts,
     GlobalAlert(&'a str),
     AccessList,
@@ -57,7 +59,9 @@ impl Route<'_> {
             | GroupAlerts(g)
             | GroupAlert(g, _)
             | Events(g)
-            | Event(g, _) => Some(g),
+            | Event(g, _)
+            | Clusters(g)
+            | Cluster(g, _) => Some(g),
             _ => None,
         }
     }
@@ -104,6 +108,8 @@ pub(crate) fn route<'a>(segs: &'a [String]) -> Option<Route<'a>> {
         ["groups", g, "alerts", a] => Route::GroupAlert(g, a),
         ["groups", g, "events"] => Route::Events(g),
         ["groups", g, "events", e] => Route::Event(g, e),
+        ["groups", g, "clusters"] => Route::Clusters(g),
+        ["groups", g, "clusters", c] => Route::Cluster(g, c),
         ["globalAlerts"] => Route::GlobalAlerts,
         ["globalAlerts", a] => Route::GlobalAlert(a),
         ["admin", "accessList"] => Route::AccessList,

@@ -5,11 +5,19 @@
 //!   crosses it 7 to 12 days after the anchor;
 //! - a host whose normalized CPU runs at a p95 above 90 %;
 //! - a host whose connections climb steadily;
-//! - a mongod whose WiredTiger cache is under pressure (dirty above the 20 % trigger);
+//! - a host whose WiredTiger cache is under pressure (dirty above the 20 % trigger);
 //! - a sharded cluster (the first with two shards or more) whose one shard's data partition
 //!   grows 4× as fast as the others'.
 //!
-//! Drawn from a random stream of their own, after the rest of the world: with or without
+//! The CPU, connections and cache findings are each on a replica set's data-bearing member (a
+//! shard's included), never a standalone, which Atlas does not have: every flavour serves
+//! every finding's host. Each goes to a deployment with the fewest findings so far, so that
+//! the findings spread over the deployments, and to its host with the fewest breaches that
+//! would hide or outrank the finding: they are seeded after the alerts' breaches are settled
+//! ([`seed_hosts`]); the shard growth before them (its partitions shape the disk alerts),
+//! and the oplog window with it, as they were.
+//!
+//! Drawn from random streams of their own, after the rest of the world: with or without
 //! them, every other value of the world is the same. A finding whose shape the world lacks
 //! (no replica set, no cluster of two shards, too few hosts) is not seeded.
 
@@ -145,21 +153,76 @@ pub(super) fn seed(world: &mut World, seed: u64) {
         });
         taken.extend(set.iter().copied());
     }
-    let mut pick = |r: &mut SplitMix64, mongod: bool| {
-        let free: Vec<usize> = world
+}
+
+/// Seeds the CPU, connections and cache findings, after the alerts' breaches are settled:
+/// each on a replica set's data-bearing member (never a standalone, which Atlas does not
+/// have, nor a mongos, a config server or an arbiter) of a deployment with the fewest findings
+/// so far, without a breach of the finding's measurement (which would hide it) or of
+/// replication lag (which would outrank it) where one is left: every flavour serves the
+/// hosts of these findings, and every one is found as seeded.
+pub(super) fn seed_hosts(world: &mut World, seed: u64) {
+    let mut r = SplitMix64::new(super::super::rng::hash(&[seed, 0x686f_7374_7321]));
+    let deployment = |h: &Host| h.cluster_id.clone().or_else(|| h.replica_set_name.clone());
+    let mut held: Vec<Option<String>> = world
+        .hosts
+        .iter()
+        .filter(|h| !h.seeded.is_empty())
+        .map(deployment)
+        .collect();
+    held.extend(
+        world
+            .shard_growth
+            .as_ref()
+            .map(|s| Some(s.cluster_id.clone())),
+    );
+    // The fast shard's members are the shard growth's: each finding on hosts of its own.
+    let fast = |h: &Host| {
+        world.shard_growth.as_ref().is_some_and(|s| {
+            h.cluster_id.as_deref() == Some(s.cluster_id.as_str())
+                && h.shard_name.as_deref() == Some(s.fast_shard.as_str())
+        })
+    };
+    let mut picked: Vec<usize> = Vec::new();
+    let mut pick = |r: &mut SplitMix64, metrics: &[&str]| {
+        let free: Vec<&Host> = world
             .hosts
             .iter()
-            .filter(|h| !taken.contains(&h.index))
-            .filter(|h| !mongod || h.type_name != "SHARD_MONGOS")
+            .filter(|h| h.seeded.is_empty() && !picked.contains(&h.index) && !fast(h))
+            .filter(|h| h.replica_set_name.is_some())
+            .filter(|h| {
+                !matches!(h.type_name.as_str(), "SHARD_CONFIG" | "SHARD_MONGOS")
+                    && !h.type_name.contains("ARBITER")
+            })
+            .collect();
+        // Fewest findings first, then fewest breaches of the finding's measurements or of
+        // replication lag, then fewest breaches.
+        let key = |h: &Host| {
+            let count = held.iter().filter(|d| **d == deployment(h)).count();
+            let near = h
+                .breaches
+                .iter()
+                .filter(|b| {
+                    b.metric == "OPLOG_REPLICATION_LAG_TIME"
+                        || metrics.iter().any(|x| b.metric.contains(x))
+                })
+                .count();
+            (count, near, h.breaches.len())
+        };
+        let fewest = free.iter().map(|h| key(h)).min()?;
+        let free: Vec<usize> = free
+            .iter()
+            .filter(|h| key(h) == fewest)
             .map(|h| h.index)
             .collect();
-        let i = (!free.is_empty()).then(|| free[r.range(0, free.len() as u64) as usize])?;
-        taken.push(i);
+        let i = free[r.range(0, free.len() as u64) as usize];
+        picked.push(i);
+        held.push(deployment(&world.hosts[i]));
         Some(i)
     };
-    let cpu = pick(&mut r, false);
-    let connections = pick(&mut r, false);
-    let cache = pick(&mut r, true);
+    let cpu = pick(&mut r, &["CPU"]);
+    let connections = pick(&mut r, &["CONNECTIONS"]);
+    let cache = pick(&mut r, &["CACHE", "DIRTY"]);
     if let Some(i) = cpu {
         // p95 about 93 % in the busiest hours of the weekdays; 65 % at night.
         let level = 72.0 + 3.0 * r.f64();
@@ -193,8 +256,8 @@ pub(super) fn seed(world: &mut World, seed: u64) {
         });
     }
     if let Some(i) = cache {
-        // Dirty bytes at about 1.1× the trigger through the day: application threads evict.
-        let level = DIRTY_TRIGGER_PERCENT * (1.0 + 0.1 * r.f64());
+        // Dirty bytes at 1.05 to 1.15× the trigger through the day: application threads evict.
+        let level = DIRTY_TRIGGER_PERCENT * (1.05 + 0.1 * r.f64());
         let cache_bytes = 4.0 * GIB as f64;
         for (metric, lvl, int, percent) in [
             ("DIRTY_FILL_RATIO", level, false, true),

@@ -4,6 +4,7 @@
 mod access_list;
 mod alert_configs;
 mod alerts;
+mod clusters;
 mod events;
 mod global_alerts;
 mod groups;
@@ -278,6 +279,8 @@ impl Ctx<'_> {
                     None => not_found_resource(self.path),
                 }
             }
+            Route::Clusters(g) => self.clusters(g),
+            Route::Cluster(g, c) => self.cluster(g, c),
             Route::GlobalAlerts => self.cached_alert_list(|| self.global_alerts()),
             Route::GlobalAlert(a) => self.global_alert(a, body),
             Route::AccessList => self.access_list(),

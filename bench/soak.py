@@ -300,7 +300,8 @@ def render(args: argparse.Namespace, m: dict[str, str], r: dict[str, Any]) -> st
             "",
             "The simulator's random 429s state no limit, so each one slows its project to 70 % "
             "of the rate the client observed before it, and each success raises the pace by 1 % "
-            "again until, at twice the rate sent, it is dropped (README, rate limits). `--shares` runs the mix without 429s.",
+            "again until, at twice the rate sent, it is dropped (README, rate limits). "
+            "`--shares` runs the mix without 429s.",
         ]
     if soak.slow:
         lines += [

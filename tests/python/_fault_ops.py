@@ -45,6 +45,7 @@ class Ids:
     c: str = ""
     a: str = ""  # an OPEN alert for the PATCH cells (of project g for the alerts.* ones)
     pa: str = ""  # an alert of project g (its history), for alerts.get
+    cl: str = ""  # a cluster of project g, for clusters.get
     x: str = ""  # an access-list entry for the DELETE cells
     comment: str = ""
     out: str = ""  # fleet_to_parquet's folder
@@ -52,6 +53,7 @@ class Ids:
     project_alert_ids: list[str] = field(default_factory=list)  # /groups/{g}/alerts
     open_ids: list[str] = field(default_factory=list)  # configuration c's open alerts
     host_ids: list[str] = field(default_factory=list)
+    cluster_ids: list[str] = field(default_factory=list)  # project g's, as the server lists them
     project_ids: list[str] = field(default_factory=list)
     config_ids: list[str] = field(default_factory=list)
     event_ids: list[str] = field(default_factory=list)
@@ -303,6 +305,20 @@ OPS: dict[str, Op] = {
         lambda i: f"{API}/groups/{i.g}/alertConfigs/{i.c}/alerts",
         lambda c, i: c.alert_configs.open_alerts(i.g, i.c),
         "open_ids",
+    ),
+    "clusters.list": _listing(
+        lambda i: f"{API}/groups/{i.g}/clusters", lambda c, i: c.clusters.list(i.g), "cluster_ids"
+    ),
+    "clusters.list_all": _listing(
+        lambda i: f"{API}/groups/{i.g}/clusters",
+        lambda c, i: c.clusters.list_all(groups=[i.g]),
+        "cluster_ids",
+    ),
+    "clusters.get": Op(
+        GET,
+        lambda i: f"{API}/groups/{i.g}/clusters/{i.cl}",
+        lambda c, i: c.clusters.get(i.g, i.cl),
+        _as_served("clusters.get"),
     ),
     "hosts.get": Op(
         GET,

@@ -325,10 +325,16 @@ def _ids(sim: Simulator) -> Ids:
         partitions=host["partitions"],
         databases=dbs,
     )
+    # The clusters as the server lists them to a plain client (one page holds them all).
+    listed = served(sim, f"/groups/{g}/clusters", itemsPerPage=500)
+    assert listed["totalCount"] == len(listed["results"]) >= 1
+    ids.cluster_ids = [x["id"] for x in listed["results"]]
+    ids.cl = ids.cluster_ids[0]
     window = {"granularity": "PT1H", "period": "P1D"}
     ids.served = {
         "hosts.get": served(sim, f"/groups/{g}/hosts/{h}"),
         "groups.get": served(sim, f"/groups/{g}"),
+        "clusters.get": served(sim, f"/groups/{g}/clusters/{ids.cl}"),
         "events.get": served(sim, f"/groups/{g}/events/{ids.e}"),
         "global_alerts.get": served(sim, f"/globalAlerts/{ids.a}"),
         "alerts.get": served(sim, f"/groups/{g}/alerts/{ids.pa}"),

@@ -124,7 +124,7 @@ COMMANDS: dict[str, CommandInfo] = {
     ),
     "projects": CommandInfo("projects", "PROJECTS", "the projects the key can see: names and ids"),
     "clusters": CommandInfo(
-        "clusters", "CLUSTERS", "clusters of projects by name: tier, disk and auto-scaling"
+        "clusters", "CLUSTERS", "clusters of projects by name: tier, disk and autoscaling"
     ),
     "measurements": CommandInfo(
         "measurements", "MEASUREMENTS", "host, disk and database measurements to CSV or Parquet"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -122,7 +123,9 @@ def test_version_and_helps(capsys) -> None:
     assert "--project PROJECT" in out and "--group" not in out
     code, out, _ = run(capsys, "--help")
     assert code == 0
-    words = " ".join(out.split())
+    # One line of words: argparse wraps at the terminal's width, and at a hyphen where a word
+    # has one ("un-\nacknowledge"), which CPython 3.13 does where 3.11 did not.
+    words = re.sub(r"(\w)- (\w)", r"\1-\2", " ".join(out.split()))
     for name, info in cli.COMMANDS.items():  # the table's summary, each command
         assert f"{name} {info.summary}" in words
 

@@ -30,7 +30,7 @@ use serde::Deserialize;
 
 use super::authenticate::{Authenticate, Authorization, Handshake, Refusals, Sending};
 use super::retry::parse_retry_after;
-use super::server::ServerClock;
+use super::server::{http_date, ServerClock};
 use super::token_file::{Entry, TokenFile};
 use crate::auth::ServiceAccount;
 use crate::error::{ApiError, Error, Result};
@@ -373,7 +373,7 @@ impl Authenticate for OAuth {
         &self,
         cx: &Sending<'_>,
         sent: Option<&Authorization>,
-        _: &HeaderMap,
+        headers: &HeaderMap,
         refusals: &mut Refusals,
     ) -> bool {
         let Some(sent) = sent else {
@@ -382,8 +382,10 @@ impl Authenticate for OAuth {
         if refusals.signed > 0 {
             return false;
         }
-        // The 401's `Date` has just set the server's clock.
-        let now = cx.client.server_time();
+        // The server's time by this 401's own `Date`: the shared clock estimate is the last
+        // answer's, and an answer of another request, older than this refusal, may have set it
+        // since (a fleet pull has many in flight when a token expires).
+        let now = http_date(headers).unwrap_or_else(|| cx.client.server_time());
         let mut state = cx.client.inner.tokens.lock();
         let again = match &state.token {
             Some(t) if t.serial == sent.serial => {

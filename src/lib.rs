@@ -36,6 +36,7 @@ mod error;
 pub mod flavour;
 #[cfg(feature = "frames")]
 pub mod fleet;
+pub mod forecast;
 #[cfg(feature = "frames")]
 pub mod frame;
 #[doc(hidden)]

@@ -4,6 +4,7 @@
 mod api;
 mod args;
 mod errors;
+mod forecast;
 mod frame;
 mod json;
 mod logging;
@@ -75,6 +76,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::_sim_main, m)?)?;
     m.add_function(wrap_pyfunction!(sim::_sim_help, m)?)?;
     m.add_function(wrap_pyfunction!(sim::_seasonal_cases, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::_forecast_cases, m)?)?;
+    m.add_class::<forecast::_Forecasts>()?;
     m.add_function(wrap_pyfunction!(api::_check_targets, m)?)?;
     m.add_class::<api::Client>()?;
     m.add_class::<api::AsyncClient>()?;

@@ -21,6 +21,9 @@ pub(crate) use faults::PyHold;
 mod seasonal;
 pub(crate) use seasonal::_seasonal_cases;
 
+mod shapes;
+pub(crate) use shapes::_forecast_cases;
+
 /// The built-in API simulator on a loopback port. Use `opsapi.testing.Simulator`.
 #[pyclass(frozen, name = "_Simulator", module = "opsapi._native")]
 pub struct PySimulator {

@@ -62,6 +62,7 @@ mod retention;
 mod rng;
 pub mod seasonal;
 mod server;
+pub mod shapes;
 mod tls;
 mod world;
 

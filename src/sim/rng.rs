@@ -28,6 +28,13 @@ pub fn unit(h: u64) -> f64 {
     (h >> 11) as f64 / (1u64 << 53) as f64
 }
 
+/// A standard normal draw from a hash (Box–Muller).
+pub fn normal(h: u64) -> f64 {
+    let u1 = unit(h).max(f64::MIN_POSITIVE);
+    let u2 = unit(mix(h ^ 0x6e6f_726d));
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
 impl SplitMix64 {
     /// A generator seeded with `seed`.
     pub fn new(seed: u64) -> Self {

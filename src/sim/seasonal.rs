@@ -27,7 +27,7 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use super::rng::{hash, unit, SplitMix64};
+use super::rng::{hash, normal, SplitMix64};
 use crate::{Measurements, Series};
 
 /// What to generate.
@@ -114,13 +114,6 @@ const DAY: f64 = 86_400.0;
 fn plateau(t: i64) -> f64 {
     let h = t.rem_euclid(86_400) as f64 / 3600.0;
     ((h - 7.0) / 2.0).min((21.0 - h) / 3.0).clamp(0.0, 1.0)
-}
-
-/// A standard normal draw from a hash (Box–Muller).
-fn normal(h: u64) -> f64 {
-    let u1 = unit(h).max(f64::MIN_POSITIVE);
-    let u2 = unit(super::rng::mix(h ^ 0x6e6f_726d));
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
 impl SeasonalCase {

@@ -38,11 +38,13 @@
 //! assert!(low <= mid && mid <= high && (45.0..55.0).contains(&mid));
 //! ```
 
+mod days;
 mod fit;
 mod passage;
 pub mod regime;
 pub mod stats;
 
+pub use days::days_of;
 pub use fit::{Fit, Shocks};
 pub use passage::NODES;
 
@@ -324,3 +326,36 @@ fn hindsight(days: &[Day], breaks: &[Break], settings: &Settings) -> Vec<f64> {
         .chain(breaks.iter().map(|b| b.age))
         .collect()
 }
+
+/// The probabilities at which a range at `level` is read from [`Fit::crossing`], calibrated by
+/// past forecasts' PITs ([`Past::pit`]: the probability each gave that the horizon stayed
+/// below what came): where they were overconfident (PITs piled near 0 or 1), the ends move
+/// outward; never inward, so that a range is never narrower than the model's own. `None`
+/// with fewer than [`MIN_PITS`] of them.
+///
+/// ```
+/// use opsapi::forecast::calibrated;
+///
+/// // Uniform PITs: the model was right, its own ends stand.
+/// let fair: Vec<f64> = (0..100).map(|i| (f64::from(i) + 0.5) / 100.0).collect();
+/// let (lo, hi) = calibrated(&fair, 0.8).unwrap();
+/// assert!((lo - 0.1).abs() < 0.01 && (hi - 0.9).abs() < 0.01);
+/// // Past outcomes beyond the model's 10 % tails three times in ten: read further out.
+/// let over: Vec<f64> = (0..100).map(|i| if i < 15 { 0.01 } else if i >= 85 { 0.99 } else { 0.5 }).collect();
+/// let (lo, hi) = calibrated(&over, 0.8).unwrap();
+/// assert!(lo < 0.05 && hi > 0.95);
+/// assert_eq!(calibrated(&fair[..5], 0.8), None);
+/// ```
+pub fn calibrated(pits: &[f64], level: f64) -> Option<(f64, f64)> {
+    let mut pit: Vec<f64> = pits.iter().copied().filter(|p| p.is_finite()).collect();
+    if pit.len() < MIN_PITS {
+        return None;
+    }
+    pit.sort_by(f64::total_cmp);
+    let a = (1.0 - level) / 2.0;
+    let q = |p: f64| pit[((p * (pit.len() - 1) as f64).round() as usize).min(pit.len() - 1)];
+    Some(((1.0 - q(1.0 - a)).min(a), (1.0 - q(a)).max(1.0 - a)))
+}
+
+/// The fewest past forecasts a range is calibrated on.
+pub const MIN_PITS: usize = 20;

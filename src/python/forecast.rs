@@ -6,7 +6,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::forecast::{backtest, fit, Break, Day, Fit, Reason, Settings, Shocks};
+use crate::forecast::{
+    backtest as forecast_backtest, calibrated, days_of, fit, Break, Day, Fit, Reason, Settings,
+    Shocks,
+};
 
 /// The series (their daily peaks and breaks), each one's group, and its fit now with its
 /// group's shocks borrowed.
@@ -17,6 +20,10 @@ pub(crate) struct _Forecasts {
     shocks: Vec<Shocks>,
     settings: Settings,
     now: Vec<Option<Fit>>,
+    /// Each series' range ends (probabilities), calibrated by its own past forecasts or its
+    /// group's; `None`: from the fit alone.
+    levels: Vec<Option<(f64, f64)>>,
+    level: f64,
 }
 
 fn need(ok: bool, what: &str) -> PyResult<()> {
@@ -49,40 +56,39 @@ impl _Forecasts {
 
 #[pymethods]
 impl _Forecasts {
-    /// `n` series: their days (`sid` of each, `day` before now, `weekday` 1 to 7, `peak`,
-    /// `top` and `top_at`), the group of each series (`group`, `n` of them: like series, whose
-    /// shocks and past errors are pooled) and the changes named from outside them (`break_*`:
-    /// days before now, `capacity_change` or `tier_change`).
+    /// `n` series: their points (`sid` of each, `t` unix seconds, `value` toward the limit,
+    /// lower-is-worse values negated) up to `now`, made days by their `quantile`
+    /// (`opsapi::forecast::days_of`), the group of each series (`group`, `n` of them: like
+    /// series, whose shocks and past forecasts are pooled) and the changes named from
+    /// outside them (`break_*`: days before now, `capacity_change` or `tier_change`). With
+    /// `backtest`, each range is calibrated on the series' own past forecasts (at
+    /// `horizons`), else its group's, where there are enough of them.
     #[new]
-    #[pyo3(signature = (n, sid, day, weekday, peak, top, top_at, group, break_sid, break_age, break_reason, *, window_days, min_days, weekly=true))]
+    #[pyo3(signature = (n, sid, t, value, group, break_sid, break_age, break_reason, *, now, quantile, window_days, min_days, level, backtest=true, horizons=vec![7, 14, 30], weekly=true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         n: usize,
         sid: Vec<u32>,
-        day: Vec<u32>,
-        weekday: Vec<u8>,
-        peak: Vec<f64>,
-        top: Vec<f64>,
-        top_at: Vec<f64>,
+        t: Vec<i64>,
+        value: Vec<f64>,
         group: Vec<u32>,
         break_sid: Vec<u32>,
         break_age: Vec<f64>,
         break_reason: Vec<String>,
+        now: i64,
+        quantile: f64,
         window_days: u32,
         min_days: u32,
+        level: f64,
+        backtest: bool,
+        horizons: Vec<u32>,
         weekly: bool,
     ) -> PyResult<Self> {
         let rows = sid.len();
         need(
-            [
-                day.len(),
-                weekday.len(),
-                peak.len(),
-                top.len(),
-                top_at.len(),
-            ] == [rows; 5],
-            "the days' columns differ in length",
+            t.len() == rows && value.len() == rows,
+            "the points' columns differ in length",
         )?;
         need(group.len() == n, "one group per series")?;
         need(
@@ -94,21 +100,17 @@ impl _Forecasts {
             "a series id is out of range",
         )?;
         need(window_days > 0, "window_days must be 1 or more")?;
-        let mut series: Vec<(Vec<Day>, Vec<Break>)> = vec![(Vec::new(), Vec::new()); n];
+        need(level > 0.0 && level < 1.0, "level must be between 0 and 1")?;
+        let mut points: Vec<Vec<(i64, f64)>> = vec![Vec::new(); n];
         for i in 0..rows {
-            series[sid[i] as usize].0.push(Day {
-                day: day[i],
-                weekday: weekday[i],
-                peak: peak[i],
-                top: top[i],
-                top_at: top_at[i],
-            });
+            points[sid[i] as usize].push((t[i], value[i]));
         }
+        let mut breaks: Vec<Vec<Break>> = vec![Vec::new(); n];
         for i in 0..break_sid.len() {
             let reason = Reason::from_name(&break_reason[i]).ok_or_else(|| {
                 PyValueError::new_err(format!("no such reason: {}", break_reason[i]))
             })?;
-            series[break_sid[i] as usize].1.push(Break {
+            breaks[break_sid[i] as usize].push(Break {
                 age: break_age[i],
                 reason,
             });
@@ -120,6 +122,11 @@ impl _Forecasts {
         };
         let groups = group.iter().map(|g| *g as usize + 1).max().unwrap_or(0);
         let out = py.detach(|| {
+            let series: Vec<(Vec<Day>, Vec<Break>)> = points
+                .iter()
+                .zip(breaks)
+                .map(|(p, b)| (days_of(p, now, quantile), b))
+                .collect();
             let own: Vec<Option<Fit>> = series
                 .iter()
                 .map(|(d, b)| fit(d, b, 0, &settings))
@@ -145,14 +152,46 @@ impl _Forecasts {
                     })
                 })
                 .collect();
-            (shocks, now)
+            let pits: Vec<Vec<f64>> = if backtest {
+                series
+                    .iter()
+                    .zip(&group)
+                    .map(|((d, b), g)| {
+                        forecast_backtest(d, b, &settings, &horizons, 1, Some(&shocks[*g as usize]))
+                            .iter()
+                            .map(|p| p.pit)
+                            .collect()
+                    })
+                    .collect()
+            } else {
+                vec![Vec::new(); series.len()]
+            };
+            let pooled: Vec<Option<(f64, f64)>> = (0..groups)
+                .map(|g| {
+                    let all: Vec<f64> = pits
+                        .iter()
+                        .zip(&group)
+                        .filter(|(_, k)| **k as usize == g)
+                        .flat_map(|(p, _)| p.iter().copied())
+                        .collect();
+                    calibrated(&all, level)
+                })
+                .collect();
+            let levels: Vec<Option<(f64, f64)>> = pits
+                .iter()
+                .zip(&group)
+                .map(|(p, g)| calibrated(p, level).or(pooled[*g as usize]))
+                .collect();
+            (series, shocks, now, levels)
         });
         Ok(_Forecasts {
-            series,
+            series: out.0,
             group,
-            shocks: out.0,
+            shocks: out.1,
             settings,
-            now: out.1,
+            now: out.2,
+            levels: out.3,
+            level,
         })
     }
 
@@ -230,7 +269,7 @@ impl _Forecasts {
                 .enumerate()
                 .flat_map(|(i, ((days, breaks), g))| {
                     let shocks = &self.shocks[*g as usize];
-                    backtest(days, breaks, &self.settings, &horizons, every, Some(shocks))
+                    forecast_backtest(days, breaks, &self.settings, &horizons, every, Some(shocks))
                         .into_iter()
                         .map(move |p| (i as u32, p))
                 })
@@ -258,44 +297,50 @@ impl _Forecasts {
         Ok(d)
     }
 
-    /// For each row, when series `sid` (fitted now) reaches `limit` (toward it) with
-    /// probabilities `p_low`, `p_mid` and `p_high`, in days after now (None past `max_days`
-    /// or without a fit).
-    #[pyo3(signature = (sid, limit, p_low, p_mid, p_high, *, max_days=1095))]
-    #[allow(clippy::too_many_arguments)]
+    /// For each row, when series `sid` (fitted now) reaches `limit` (toward it): the days
+    /// after now by which it has with probability one half (`days`) and the range's ends
+    /// (`days_low`, `days_high`: None past `max_days`, or without a fit), and where the ends
+    /// come from (`interval_source`: `backtest` or `residuals`).
+    #[pyo3(signature = (sid, limit, *, max_days=1095))]
     fn crossings<'py>(
         &self,
         py: Python<'py>,
         sid: Vec<u32>,
         limit: Vec<f64>,
-        p_low: Vec<f64>,
-        p_mid: Vec<f64>,
-        p_high: Vec<f64>,
         max_days: u32,
     ) -> PyResult<Bound<'py, PyDict>> {
         let rows = sid.len();
-        need(
-            [limit.len(), p_low.len(), p_mid.len(), p_high.len()] == [rows; 4],
-            "the columns differ in length",
-        )?;
+        need(limit.len() == rows, "the columns differ in length")?;
         need(
             sid.iter().all(|s| (*s as usize) < self.now.len()),
             "a series id is out of range",
         )?;
-        let out: Vec<Vec<Option<f64>>> = py.detach(|| {
+        let a = (1.0 - self.level) / 2.0;
+        let out: Vec<(Vec<Option<f64>>, Option<&'static str>)> = py.detach(|| {
             (0..rows)
-                .map(|i| match &self.now[sid[i] as usize] {
-                    Some(f) if limit[i].is_finite() => {
-                        f.crossing(limit[i], &[p_low[i], p_mid[i], p_high[i]], max_days)
+                .map(|i| {
+                    let s = sid[i] as usize;
+                    match &self.now[s] {
+                        Some(f) if limit[i].is_finite() => {
+                            let (lo, hi, source) = match self.levels[s] {
+                                Some((lo, hi)) => (lo, hi, "backtest"),
+                                None => (a, 1.0 - a, "residuals"),
+                            };
+                            (f.crossing(limit[i], &[lo, 0.5, hi], max_days), Some(source))
+                        }
+                        _ => (vec![None; 3], None),
                     }
-                    _ => vec![None; 3],
                 })
                 .collect()
         });
         let d = PyDict::new(py);
         for (k, name) in ["days_low", "days", "days_high"].iter().enumerate() {
-            d.set_item(*name, out.iter().map(|r| r[k]).collect::<Vec<_>>())?;
+            d.set_item(*name, out.iter().map(|r| r.0[k]).collect::<Vec<_>>())?;
         }
+        d.set_item(
+            "interval_source",
+            out.iter().map(|r| r.1).collect::<Vec<_>>(),
+        )?;
         Ok(d)
     }
 }

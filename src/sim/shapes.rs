@@ -529,3 +529,6 @@ pub fn cases(config: &ShapesConfig) -> Vec<ShapeCase> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod coverage;

@@ -70,6 +70,37 @@ def _sim_help() -> str: ...
 def _seasonal_cases(
     n: int, *, seed: int, now: datetime, days: int, step_seconds: int, limit: float
 ) -> tuple[pl.DataFrame, list[dict[str, Any]]]: ...
+def _forecast_cases(
+    family: str, n: int, *, seed: int, now: datetime, days: int, step_seconds: int
+) -> tuple[pl.DataFrame, pl.DataFrame, list[dict[str, Any]]]: ...
+
+class _Forecasts:
+    def __new__(
+        cls,
+        n: int,
+        sid: list[int],
+        t: list[int],
+        value: list[float],
+        group: list[int],
+        break_sid: list[int],
+        break_age: list[float],
+        break_reason: list[str],
+        *,
+        now: int,
+        quantile: float,
+        window_days: int,
+        min_days: int,
+        level: float,
+        backtest: bool = True,
+        horizons: list[int] = ...,
+        weekly: bool = True,
+    ) -> _Forecasts: ...
+    def fits(self, origins: list[int]) -> dict[str, list[Any]]: ...
+    def backtest(self, horizons: list[int], every: int) -> dict[str, list[Any]]: ...
+    def crossings(
+        self, sid: list[int], limit: list[float], *, max_days: int = 1095
+    ) -> dict[str, list[Any]]: ...
+
 def _check_targets(targets: Any, kind: Optional[str] = None) -> None: ...
 
 # ---- What every model and every list of them has ---------------------------------------------

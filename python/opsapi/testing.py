@@ -1,7 +1,8 @@
 """Testing aid: the built-in API simulator, in-process on a free loopback port.
 
 (Over 600 lines: the Simulator class is the native simulator's whole Python face, each
-method documented with its example; the seasonal cases and the hold on a request are small.)
+method documented with its example; the seasonal and forecast cases and the hold on a request
+are small.)
 
 >>> with Simulator(seed=0) as sim:
 ...     client = sim.client()
@@ -18,9 +19,16 @@ from typing import Any, NamedTuple, Optional, Union
 
 import polars as pl
 
-from ._native import AsyncClient, Client, _Hold, _seasonal_cases, _Simulator
+from ._native import AsyncClient, Client, _forecast_cases, _Hold, _seasonal_cases, _Simulator
 
-__all__ = ["Hold", "SeasonalCases", "Simulator", "seasonal_cases"]
+__all__ = [
+    "ForecastCases",
+    "Hold",
+    "SeasonalCases",
+    "Simulator",
+    "forecast_cases",
+    "seasonal_cases",
+]
 
 _open: weakref.WeakSet[Simulator] = weakref.WeakSet()
 
@@ -672,6 +680,63 @@ def seasonal_cases(
         cluster_id=pl.lit(None, dtype=pl.String),
     )
     return SeasonalCases(frame, hosts, truth)
+
+
+class ForecastCases(NamedTuple):
+    """What :func:`forecast_cases` gives: the long ``host_frame`` and ``disk_frame`` (one
+    of them empty, by the family's resource), ``hosts`` (a host list frame) and ``truth``."""
+
+    host_frame: pl.DataFrame
+    disk_frame: pl.DataFrame
+    hosts: pl.DataFrame
+    truth: pl.DataFrame
+
+
+def forecast_cases(
+    family: str,
+    n: int = 200,
+    *,
+    seed: int = 0,
+    now: Union[datetime, str],
+    days: int = 60,
+    granularity: str = "PT1H",
+) -> ForecastCases:
+    """The simulator's series shaped like real ones (issue 37): ``n`` hosts of ``family``
+    (``disk_steady``, ``disk_noisy``, ``disk_sawtooth``, ``disk_bend``, ``disk_step``,
+    ``disk_resize``, ``connections_weekly``, ``connections_storm``,
+    ``connections_pool_step``, ``oplog_window``, ``cache``, ``cpu``, ``tickets``) over the
+    ``days`` before ``now``, each with its truth: ``first_breach_at`` (the first hour the
+    series itself reaches its limit; ``first_breach_days`` after ``now``), ``limit``,
+    ``change`` and ``changed_at`` (a bend, a step, a resize), ``capacity_bytes``. Built
+    in-process; same seed, same series.
+
+    >>> cases = forecast_cases("disk_step", 2, now="2026-03-02T10:00:00Z", days=28)
+    >>> cases.truth["change"].to_list(), cases.host_frame.height
+    (['level_shift', 'level_shift'], 0)
+    """
+    from ._duration import parse_duration
+
+    if isinstance(now, str):
+        now = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    step = int(parse_duration(granularity).total_seconds())
+    host, disk, rows = _forecast_cases(family, n, seed=seed, now=now, days=days, step_seconds=step)
+    truth = pl.DataFrame(rows, infer_schema_length=None).with_columns(
+        first_breach_days=(pl.col("first_breach_at") - pl.col("anchor")).dt.total_milliseconds()
+        / 86_400_000
+    )
+    # Each host the primary of a replica set of its own (named after it): the oplog window
+    # is a member's.
+    hosts = truth.select(
+        "group_id",
+        "host_id",
+        "hostname",
+        port=pl.lit(27017),
+        type_name=pl.lit("REPLICA_PRIMARY"),
+        replica_set_name=pl.col("hostname").str.extract(r"^([^.]+)"),
+        shard_name=pl.lit(None, dtype=pl.String),
+        cluster_id=pl.lit(None, dtype=pl.String),
+    )
+    return ForecastCases(host, disk, hosts, truth)
 
 
 @atexit.register

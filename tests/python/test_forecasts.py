@@ -109,8 +109,9 @@ def test_a_weekend_dip_is_not_a_slowdown_and_a_monday_peak_is_the_peak():
 
 def _coverage(seed: int, n: int) -> dict[str, float]:
     """Through :func:`opsapi.capacity.headroom`: the 80 % interval of each case's days to its
-    limit (from rolling-origin backtests on the cases' own 63 days, every case's history
-    pooled as a fleet's), against the day the seeded trend of the peaks reaches it."""
+    limit (calibrated by rolling-origin forecasts on each case's own 63 days), against the
+    first hour the series itself reaches the limit (``first_breach_days``: what a person sees
+    happen; issue 37), not the day a line through its peaks does."""
     cases = seasonal_cases(n, seed=seed, now=NOW, days=63)
     h = capacity.headroom(
         cases.frame, cases.frame.head(0), cases.hosts, window="14d", now=NOW, connections=5000
@@ -126,16 +127,16 @@ def _coverage(seed: int, n: int) -> dict[str, float]:
         cases=pl.len().cast(pl.Float64),
         dated=pl.col("days_left").is_not_null().mean(),
         backtest=(pl.col("interval_source") == "backtest").mean(),
-        coverage=((low <= t) & (t <= high)).fill_null(False).mean(),
-        early=(t < low).fill_null(False).mean(),
-        late=(t > high).fill_null(False).mean(),
-        breach=((low <= fb) & (fb <= high)).fill_null(False).mean(),
-        median_abs_error_days=(pl.col("days_left") - t).abs().median(),
+        coverage=((low <= fb) & (fb <= high)).fill_null(False).mean(),
+        early=(fb < low).fill_null(False).mean(),
+        late=(fb > high).fill_null(False).mean(),
+        trend_line=((low <= t) & (t <= high)).fill_null(False).mean(),
+        median_abs_error_days=(pl.col("days_left") - fb).abs().median(),
         median_width_days=(high - low).median(),
     ).row(0, named=True) | {"seed": seed}
 
 
-def test_the_80_interval_covers_the_true_crossing_day_4_times_in_5():
+def test_the_80_interval_covers_the_first_breach_4_times_in_5():
     """The issue's test: 200 seeded cases (seed 0), 63 days of hourly history each, a 14-day
     window. Measured at the time of writing: 78 % covered (9.5 % of true days before the
     interval, 8.5 % after), 76 % of first breaches; the long form (20 seeds of 400) 80.4 %."""

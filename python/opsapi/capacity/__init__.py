@@ -69,6 +69,7 @@ from .summary import (
     headroom_table,
     oversized_deployments,
     range_text,
+    regime_text,
     role_name,
 )
 from .topology import ROLES, role, topology
@@ -102,6 +103,7 @@ __all__ = [
     "metric_summary",
     "oversized_deployments",
     "range_text",
+    "regime_text",
     "role",
     "role_name",
     "threshold_label",

@@ -19,11 +19,10 @@ from ._common import (
     _theil_sen,
     threshold_label,
 )
+from .passage import capacity_breaks, first_passage, rests_on, short_note
 from .trend import (
     INTERVAL_LEVEL,
-    crossing_days,
     forecast_errors,
-    interval_quantiles,
     origin_plan,
     spans,
 )
@@ -76,14 +75,19 @@ def disk_forecast(
     and the line explains at least ``min_r2`` of the variance of the non-outlying points;
     flat, shrinking and noisy disks get ``null`` days and dates and say why in ``trend``.
 
-    Each date has an interval at ``interval_level`` (80 % by default): ``days_to_<t>_low``
-    to ``days_to_<t>_high`` (null: the trend's own uncertainty outgrows it, it may never get
-    there). Where the frame holds more history than ``window`` (the window, the longest of
-    ``horizons`` and another window after it), the interval comes from rolling-origin
-    backtests of this same fit on that history, every partition's errors pooled
-    (``interval_source`` ``"backtest"``, :func:`opsapi.capacity.backtest`); else from the
-    fit's residuals alone (``"residuals"``: the spread a straight line through independent
-    noise would have, an assumption).
+    The days count to the first time the used space itself reaches each threshold of the
+    capacity now (:mod:`opsapi.capacity.passage`, :mod:`opsapi::forecast`), fitted from where
+    the present regime starts: a level shift (a bulk load, a delete), a change of growth or
+    a change of capacity (a resize, seen in the disk's own size) within the window restarts
+    the fit, and ``fit_since``/``fit_reason`` say where and why. Each has a range at
+    ``interval_level`` (80 % by default): ``days_to_<t>_low`` to ``days_to_<t>_high`` (null:
+    beyond three years), read from the distribution of that first passage (the slope's
+    uncertainty and how far the used space strays from its trend, a sawtooth's teeth
+    included), calibrated by rolling-origin forecasts on the partition's own history where
+    it has enough of them (``interval_source`` ``"backtest"``), else the model's own
+    (``"residuals"``); ``rests_on`` says so in a phrase. A partition without a trend toward
+    the threshold beyond its noise, or with too few days since a change, has no days, and
+    ``note`` says why.
 
     Args:
         frame: long frame with ``DISK_PARTITION_SPACE_USED`` and either
@@ -142,11 +146,6 @@ def disk_forecast(
             "span": "span_days",
         }
     )
-    quantiles = interval_quantiles(
-        disk_errors(points.lazy(), now_utc, span, horizons, max_fit_points=max_fit_points),
-        level=interval_level,
-    )
-
     slope = pl.col("growth_bytes_per_day")
     change = slope * pl.col("span_days")
     r2 = (
@@ -167,48 +166,15 @@ def disk_forecast(
         .otherwise(pl.lit("growing"))
         .alias("trend")
     )
-    growing = pl.col("trend") == "growing"
-    days_cols = []
-    date_cols = []
-    for t, label in zip(thresholds, labels):
-        days = (
-            pl.when(growing)
-            .then(
-                ((t * pl.col("capacity_bytes") - pl.col("fitted_used_bytes")) / slope).clip(
-                    lower_bound=0.0
-                )
-            )
-            .otherwise(None)
-        )
-        days_cols.append(days.alias(f"days_to_{label}"))
-        distance = t * pl.col("capacity_bytes") - pl.col("fitted_used_bytes")
-        for edge, q in (("low", quantiles.high), ("high", quantiles.low)):
-            days_cols.append(
-                pl.when(growing)
-                .then(
-                    crossing_days(
-                        distance, pl.lit(q), trend=slope, sigma=pl.col("residual_std_bytes")
-                    )
-                )
-                .alias(f"days_to_{label}_{edge}")
-            )
-        date_cols.append(
-            (
-                now_lit
-                + pl.duration(
-                    milliseconds=(pl.col(f"days_to_{label}") * _MS_PER_DAY).round().cast(pl.Int64)
-                )
-            ).alias(f"date_{label}")
-        )
-
+    ranges = _disk_ranges(points, current.collect(), now_utc, span, thresholds, labels,
+                          interval_level, horizons)  # fmt: skip
     out = (
         current.join(fit, on=_PARTITION, how="left", nulls_equal=True)
         .with_columns(r2)
         .with_columns(
             trend_class, percent_used=pl.col("used_bytes") / pl.col("capacity_bytes") * 100.0
         )
-        .with_columns(days_cols)
-        .with_columns(date_cols)
+        .join(ranges.lazy(), on=_PARTITION, how="left", nulls_equal=True)
         .select(
             *_PARTITION,
             "used_bytes",
@@ -232,7 +198,11 @@ def disk_forecast(
                     f"date_{label}",
                 )
             ],  # fmt: skip
-            interval_source=pl.lit(quantiles.source),
+            "interval_source",
+            "fit_since",
+            "fit_reason",
+            "rests_on",
+            "note",
         )
         .sort(
             [f"days_to_{labels[-1]}" if labels else "percent_used", "percent_used"],
@@ -338,3 +308,66 @@ def disk_errors(
     fits = disk_fits(points, now, timedelta(days=w), forecast_origins, max_fit_points)
     truths = disk_fits(points, now, timedelta(days=2 * w), truth_origins, max_fit_points)
     return forecast_errors(fits, truths, _PARTITION, horizons, window_days=w)
+
+
+def _disk_ranges(
+    points: pl.DataFrame,
+    current: pl.DataFrame,
+    now: datetime,
+    span: timedelta,
+    thresholds: Sequence[float],
+    labels: Sequence[str],
+    level: float,
+    horizons: Sequence[int],
+) -> pl.DataFrame:
+    """Per partition, the days to each threshold of its capacity now and their range
+    (:func:`opsapi.capacity.passage.first_passage`: the used bytes themselves reaching it,
+    from where the present regime starts; a capacity change in the points restarts the fit),
+    with ``date_<t>``, ``interval_source``, ``fit_since``, ``fit_reason``, ``rests_on`` and
+    ``note`` (why a partition has no days)."""
+    pts = points.select(*_PARTITION, "timestamp", value="used", capacity="point_capacity")
+    limits = pl.concat(
+        [
+            current.select(*_PARTITION, label=pl.lit(label), limit=t * pl.col("capacity_bytes"))
+            for t, label in zip(thresholds, labels)
+        ]
+    ).filter(pl.col("limit").is_not_null())
+    first = pts.group_by(_PARTITION).agg(_first=pl.col("timestamp").min())
+    w = max(1, round(span.total_seconds() / 86_400))
+    out = first_passage(
+        pts.select(*_PARTITION, "timestamp", "value"),
+        limits,
+        _PARTITION,
+        now,
+        window_days=w,
+        level=level,
+        horizons=horizons,
+        breaks=capacity_breaks(pts, _PARTITION, now),
+    ).join(first, on=_PARTITION, how="left", nulls_equal=True)
+    now_lit = pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
+    given = pl.col("dated") & ~pl.col("regime_short")
+    history = (now_lit - pl.col("_first")).dt.total_hours() / 24.0
+    out = out.with_columns(
+        [pl.when(given).then(c) for c in ("days", "days_low", "days_high", "interval_source")]
+    ).with_columns(
+        rests_on=rests_on(level, history),
+        note=pl.coalesce(
+            short_note(now), pl.when(~given).then(pl.lit("not growing beyond its noise"))
+        ),
+    )
+    per = out.unique(_PARTITION, maintain_order=True).select(
+        *_PARTITION, "interval_source", "fit_since", "fit_reason", "rests_on", "note"
+    )
+    for label in labels:
+        one = out.filter(pl.col("label") == label).select(
+            *_PARTITION,
+            pl.col("days").alias(f"days_to_{label}"),
+            pl.col("days_low").alias(f"days_to_{label}_low"),
+            pl.col("days_high").alias(f"days_to_{label}_high"),
+            (
+                now_lit
+                + pl.duration(milliseconds=(pl.col("days") * _MS_PER_DAY).round().cast(pl.Int64))
+            ).alias(f"date_{label}"),
+        )
+        per = per.join(one, on=_PARTITION, how="left", nulls_equal=True)
+    return per

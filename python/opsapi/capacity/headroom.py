@@ -20,20 +20,14 @@ from opsapi._duration import parse_duration
 
 from ._common import _MS_PER_DAY, _disk_points, _reference_now
 from .autoscaling import at_max_tier, auto_scaling, said
-from .backtest import KEYS, MAX_SERIES, _check, resource_peaks, resource_quantiles, window_days
+from .backtest import KEYS, _check, resource_peaks, window_days
 from .disk import disk_forecast
 from .oversized import OVERSIZED_SHARE, mark_oversized
+from .passage import first_passage, rests_on, short_note
 from .resources import _SPECS, _applies, _Spec
 from .rollup import _HOST, _rank, _rolled_up, _shard_growth
 from .topology import topology
-from .trend import (
-    INTERVAL_LEVEL,
-    Quantiles,
-    crossing_days,
-    fit_peaks,
-    interval_quantiles,
-    peak_errors,
-)
+from .trend import INTERVAL_LEVEL, fit_peaks
 
 __all__ = ["HEADROOM_DISK_METRICS", "HEADROOM_HOST_METRICS", "RESOURCES", "headroom",
            "headroom_inputs"]  # fmt: skip
@@ -296,10 +290,6 @@ def headroom(
         )  # fmt: skip
         .collect()
     )
-    errors = peak_errors(peaks.lazy(), KEYS, window_days=days, horizons=hs, max_series=MAX_SERIES,
-                         by=["resource"])  # fmt: skip
-    quantiles = resource_quantiles(errors, level=interval_level)
-    residuals = interval_quantiles(None, level=interval_level)
     rows = [
         _host_rows(
             name,
@@ -311,7 +301,8 @@ def headroom(
             span,
             min_days,
             fits.filter(pl.col("resource") == name).drop("resource"),
-            quantiles.get(name, residuals),
+            interval_level,
+            hs,
         )  # fmt: skip
         for name, spec in _SPECS.items()
     ]
@@ -358,7 +349,8 @@ def _host_rows(
     span: timedelta,
     min_days: int,
     fit: pl.DataFrame,
-    quantiles: Quantiles,
+    level: float,
+    horizons: Sequence[int],
 ) -> pl.DataFrame:
     """One row per host (and part) of one resource: level, p95, peak over the window, and
     from ``fit`` (its rows of :func:`~opsapi.capacity.trend.fit_peaks` and ``recent``, the
@@ -382,9 +374,11 @@ def _host_rows(
         )
     )
     expected = _applies(topo, spec.applies).select(*_HOST, "member")
+    ranges = _ranges(spec, frame, limit, expected, now, span, min_days, level, horizons)
     out = (
         expected.lazy()
         .join(stats.join(fit.lazy(), on=keys, how="left"), on=_HOST, how="left")
+        .join(ranges.lazy(), on=keys, how="left", nulls_equal=True)
         .with_columns(
             resource=pl.lit(name),
             unit=pl.lit(spec.unit),
@@ -393,46 +387,85 @@ def _host_rows(
         )
         .collect()
     )
-    return _days_left(out, spec, min_days, quantiles)
+    return _days_left(out, spec, min_days, now, level)
 
 
-def _days_left(out: pl.DataFrame, spec: _Spec, min_days: int, quantiles: Quantiles) -> pl.DataFrame:
-    """``days_left`` and ``note``: 0 past the limit, the trend's days to it when the trend
-    heads for it beyond the noise, else null and why; ``days_low`` and ``days_high`` (the
-    interval) and ``interval_source`` beside a date. ``trend``, ``_at`` (the peaks' trend now)
-    and ``recent`` come toward the limit (:func:`~opsapi.capacity.trend.fit_peaks`);
-    ``trend`` leaves in the resource's own direction."""
+def _ranges(
+    spec: _Spec,
+    frame: pl.DataFrame | pl.LazyFrame,
+    limit: float,
+    expected: pl.DataFrame,
+    now: datetime,
+    span: timedelta,
+    min_days: int,
+    level: float,
+    horizons: Sequence[int],
+) -> pl.DataFrame:
+    """Per host and part of one resource, the first passage of its series (all the history
+    the frame holds up to ``now``) through ``limit``
+    (:func:`opsapi.capacity.passage.first_passage`, the resource's series pooled as one
+    group): ``_median`` (days), ``days_low``, ``days_high``, ``interval_source``, ``fit_since``,
+    ``fit_reason``, ``fit_days``, ``regime_short``, ``dated``, ``_history`` (days)."""
+    keys = [*_HOST, "part"]
+    now_lit = pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
+    pts = (
+        spec.series(frame, limit=limit)
+        .join(expected.lazy().select(_HOST), on=_HOST, how="semi")
+        .filter(pl.col("timestamp") <= now_lit)
+        .select(*keys, "timestamp", value=pl.col("value") * spec.worse)
+        .collect()
+    )
+    limits = pts.select(keys).unique(maintain_order=True).with_columns(limit=limit * spec.worse)
+    first = pts.group_by(keys).agg(
+        _history=(now_lit - pl.col("timestamp").min()).dt.total_hours() / 24.0
+    )
+    out = first_passage(
+        pts,
+        limits,
+        keys,
+        now,
+        window_days=max(1, round(span.total_seconds() / 86_400)),
+        level=level,
+        quantile=spec.quantile,
+        min_days=min_days,
+        horizons=horizons,
+    )
+    return (
+        out.drop("limit")
+        .rename({"days": "_median"})
+        .join(first, on=keys, how="left", nulls_equal=True)
+    )
+
+
+def _days_left(
+    out: pl.DataFrame, spec: _Spec, min_days: int, now: datetime, level: float
+) -> pl.DataFrame:
+    """``days_left`` and ``note``: 0 past the limit, the days until the series itself first
+    reaches it (their median, :mod:`opsapi.capacity.passage`) when the trend of its present
+    regime heads for it beyond the noise, else null and why; ``days_low`` and ``days_high``
+    (the range), ``interval_source`` and ``rests_on`` beside them, ``fit_since`` and
+    ``fit_reason`` always. ``trend``, ``_at`` and ``recent`` come toward the limit
+    (:func:`~opsapi.capacity.trend.fit_peaks`); ``trend`` leaves in the resource's own
+    direction."""
     w = spec.worse
     toward_limit = w * pl.col("limit")
     past = (pl.col("recent") - toward_limit) >= 0
     moving = (pl.col("trend") * pl.col("span")).abs() > 2.0 * pl.col("sigma")
     toward = moving & (pl.col("trend") > 0)
-    dated = (pl.col("days") >= min_days) & toward & ~past
-    distance = toward_limit - pl.col("_at")
+    dated = pl.col("dated").fill_null(False) & ~pl.col("regime_short").fill_null(False) & ~past
+    missing = pl.col("points").is_null()
+
+    def edge(col: str) -> pl.Expr:
+        return pl.when(missing).then(None).when(past).then(0.0).when(dated).then(pl.col(col))
+
     return out.with_columns(
-        days_left=pl.when(pl.col("points").is_null())
-        .then(None)
-        .when(past)
-        .then(0.0)
-        .when(dated)
-        .then((distance / pl.col("trend")).clip(lower_bound=0.0))
-        .otherwise(None),
-        days_low=pl.when(pl.col("points").is_null())
-        .then(None)
-        .when(past)
-        .then(0.0)
-        .when(dated)
-        .then(crossing_days(distance, pl.lit(quantiles.high))),
-        days_high=pl.when(pl.col("points").is_null())
-        .then(None)
-        .when(past)
-        .then(0.0)
-        .when(dated)
-        .then(crossing_days(distance, pl.lit(quantiles.low))),
-        interval_source=pl.when(dated & pl.col("points").is_not_null()).then(
-            pl.lit(quantiles.source)
-        ),
-        note=pl.when(pl.col("points").is_null())
+        days_left=edge("_median"),
+        days_low=edge("days_low"),
+        days_high=edge("days_high"),
+        interval_source=pl.when(dated & ~missing).then("interval_source"),
+    ).with_columns(
+        rests_on=pl.when(dated & ~missing).then(rests_on(level, pl.col("_history"))),
+        note=pl.when(missing)
         .then(pl.lit(f"missing: no {spec.measured} data for this host"))
         .when(past)
         .then(pl.lit("past the limit"))
@@ -440,15 +473,20 @@ def _days_left(out: pl.DataFrame, spec: _Spec, min_days: int, quantiles: Quantil
         .then(pl.format("too few days for a trend ({})", pl.col("days")))
         .when(pl.col("days").is_null())
         .then(pl.lit("too few days for a trend (0)"))
-        .when(toward)
+        .when(short_note(now).is_not_null())
+        .then(short_note(now))
+        .when(dated)
         .then(pl.lit(None, dtype=pl.String))
+        .when(toward)
+        .then(pl.lit("not trending toward the limit beyond its noise"))
         .when(moving)
         .then(pl.lit("moving away from the limit"))
         .otherwise(pl.lit("not trending toward the limit")),
         trend=w * pl.col("trend"),
     ).select(
         *_HOST, "member", "resource", "unit", "worse", "part", "level", "p95", "peak", "trend",
-        "limit", "days_left", "days_low", "days_high", "interval_source", "note",
+        "limit", "days_left", "days_low", "days_high", "interval_source", "rests_on",
+        "fit_since", "fit_reason", "note",
     )  # fmt: skip
 
 
@@ -494,19 +532,27 @@ def _disk_rows(
             interval_source=pl.when(
                 (pl.col("percent_used") < limit) & pl.col(label).is_not_null()
             ).then("interval_source"),
+            rests_on=pl.when((pl.col("percent_used") < limit) & pl.col(label).is_not_null()).then(
+                "rests_on"
+            ),
+            fit_since="fit_since",
+            fit_reason="fit_reason",
             note=pl.when(pl.col("percent_used") >= limit)
             .then(pl.lit("past the limit"))
             .when(pl.col(label).is_null())
             .then(
-                pl.col("trend").replace_strict(
-                    {
-                        "insufficient_data": "too few points for a trend",
-                        "flat": "not growing",
-                        "shrinking": "shrinking",
-                        "poor_fit": "growth too irregular for a date",
-                    },
-                    default=None,
-                    return_dtype=pl.String,
+                pl.coalesce(
+                    pl.col("trend").replace_strict(
+                        {
+                            "insufficient_data": "too few points for a trend",
+                            "flat": "not growing",
+                            "shrinking": "shrinking",
+                            "poor_fit": "growth too irregular for a date",
+                        },
+                        default=None,
+                        return_dtype=pl.String,
+                    ),
+                    "note",
                 )  # fmt: skip
             ),
         )
@@ -595,6 +641,9 @@ def _finish(rows: pl.DataFrame, now: datetime) -> pl.DataFrame:
             "days_low",
             "days_high",
             "interval_source",
+            "rests_on",
+            "fit_since",
+            "fit_reason",
             "date",
             "status",
             "binding",

@@ -148,8 +148,35 @@ def _said(row: dict) -> str:
     if days == 0:
         return f"{phrase} now{where}"
     span = range_text(row.get("days_low"), row.get("days_high"))
-    span = f" ({span})" if span else ""
-    return f"{phrase} in ~{days:.0f} days{span}, {row['date']:%b %-d}{where}"
+    rests = "; ".join(x for x in (span, row.get("rests_on"), regime_text(row)) if x)
+    rests = f" ({rests})" if rests else ""
+    return f"{phrase} in ~{days:.0f} days{rests}, {row['date']:%b %-d}{where}"
+
+
+_SINCE = {
+    "level_shift": "the level stepped",
+    "slope_change": "growth changed",
+    "capacity_change": "the capacity changed",
+    "tier_change": "the tier changed",
+}
+
+
+def regime_text(row: Mapping) -> Optional[str]:
+    """Where a forecast's present regime starts, where one was found and its range does not
+    already say so: ``"fitted since Feb 20, when growth changed"``; else None.
+
+    >>> from datetime import datetime, timezone
+    >>> regime_text({"fit_reason": "slope_change", "interval_source": "backtest",
+    ...              "fit_since": datetime(2026, 2, 20, tzinfo=timezone.utc)})
+    'fitted since Feb 20, when growth changed'
+    >>> regime_text({"fit_reason": "history"}) is None
+    True
+    """
+    said = _SINCE.get(row.get("fit_reason") or "")
+    since = row.get("fit_since")
+    if said is None or since is None or "since" in (row.get("rests_on") or ""):
+        return None
+    return f"fitted since {since:%b %-d}, when {said}"
 
 
 def range_text(low: Optional[float], high: Optional[float]) -> str:
@@ -315,6 +342,7 @@ def headroom_summary(
                 "days_low": first[0].get("days_low"),
                 "days_high": first[0].get("days_high"),
                 "interval_source": first[0].get("interval_source"),
+                "rests_on": first[0].get("rests_on"),
                 "date": first[0].get("date"),
                 "status": first[0].get("status", "ok"),
                 "member": first[0].get("member"),
@@ -326,7 +354,8 @@ def headroom_summary(
         schema={"deployment": pl.String, "group_id": pl.String, "scope_kind": pl.String,
                 "scope": pl.String, "binding": pl.String, "days_left": pl.Float64,
                 "days_low": pl.Float64, "days_high": pl.Float64, "interval_source": pl.String,
-                "date": pl.Datetime("ms", "UTC"), "status": pl.String, "member": pl.String,
+                "rests_on": pl.String, "date": pl.Datetime("ms", "UTC"), "status": pl.String,
+                "member": pl.String,
                 "summary": pl.String},
     )  # fmt: skip
     sev = pl.col("status").replace_strict(

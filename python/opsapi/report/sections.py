@@ -132,24 +132,28 @@ def _summary_section(
 
 
 def _ranges_said(h: pl.DataFrame, bt: pl.DataFrame, data: ReportData) -> str:
-    """Where the ranges in brackets come from, in words: a backtest on the fleet's history,
-    or the fits' residuals where the history is too short for one."""
+    """Where the ranges in brackets come from, in words: each forecast's own past on this
+    fleet's history where it is long enough, or the fit alone where it is not; and that the
+    days count to the series itself reaching its limit, from where its present regime
+    starts."""
     sources = set(h["interval_source"].drop_nulls().to_list())
     stamps = pl.concat([data.host_frame.select("timestamp"), data.disk_frame.select("timestamp")])
     first = stamps["timestamp"].min()
     days = 0 if first is None else int((data.now - first).total_seconds() // 86_400)
-    said = "The figures in brackets are each date's 80 % range"
+    said = (
+        "The figures in brackets are each date's 80 % range for the first time the series "
+        "itself reaches its limit, fitted from where its present growth started (a step, a "
+        "change of growth or of capacity restarts the fit, and the finding says so)"
+    )
     if "backtest" in sources:
-        checked = int(bt["forecasts"].sum()) if bt.height else 0
         return (
-            f"{said}: the spread of {checked:,} past forecasts made the same way on this fleet's "
-            f"last {days} days and checked against what came (a backtest; each finding below "
-            "says how close they came)."
+            f"{said}. Each range is calibrated on forecasts made the same way on its own last "
+            f"{days} days and checked against what came (a backtest)."
         )
     return (
-        f"{said}, from the fits' residuals alone: {days} days of history are too few to check "
-        "past forecasts against what came (a backtest needs the window, the horizon and "
-        "another window: 58 days for 30 days ahead)."
+        f"{said}. With {days} days of history, too few to check past forecasts against what "
+        "came, each range comes from the fit: the slope's uncertainty and how far the series "
+        "strays from its trend."
     )
 
 
@@ -295,19 +299,21 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
 
 
 def _caption(row: dict, bt: pl.DataFrame) -> str:
-    """Under a finding's chart: its range, and how close past forecasts of its kind came."""
+    """Under a finding's chart: its range, what the range rests on, where its regime starts,
+    and how close past forecasts of its kind came."""
     days = row.get("days_left")
     if not days:
         return ""
     span = capacity.range_text(row.get("days_low"), row.get("days_high"))
-    said = f"In ~{days:.0f} days ({span} at 80 %)" if span else f"In ~{days:.0f} days"
+    rests = row.get("rests_on") or "80 %"
+    said = f"In ~{days:.0f} days ({span}; {rests})" if span else f"In ~{days:.0f} days"
+    regime = capacity.regime_text(row)
+    if regime:
+        said = f"{said}; {regime}"
     accuracy = capacity.accuracy_text(bt, row["resource"], days)
     if row.get("interval_source") == "backtest" and accuracy:
         return f"{said}; {accuracy}."
-    return (
-        f"{said}; the range from the fit's residuals alone (too little history to check past "
-        "forecasts)."
-    )
+    return f"{said}."
 
 
 def _deployment_of(cluster: str, data: ReportData) -> str:

@@ -84,10 +84,11 @@ impl Cdf {
         if f.is_nan() || f <= 0.0 {
             return 0.0;
         }
-        let i = f.floor() as usize;
-        if i + 1 >= self.values.len() {
+        // Beyond the table (an infinite limit too): certainly below.
+        if f >= (self.values.len() - 1) as f64 {
             return 1.0;
         }
+        let i = f.floor() as usize;
         let w = f - i as f64;
         self.values[i] * (1.0 - w) + self.values[i + 1] * w
     }

@@ -166,14 +166,18 @@ def disk_forecast(
         .otherwise(pl.lit("growing"))
         .alias("trend")
     )
-    ranges = _disk_ranges(points, current.collect(), now_utc, span, thresholds, labels,
-                          interval_level, horizons)  # fmt: skip
-    out = (
+    base = (
         current.join(fit, on=_PARTITION, how="left", nulls_equal=True)
         .with_columns(r2)
         .with_columns(
             trend_class, percent_used=pl.col("used_bytes") / pl.col("capacity_bytes") * 100.0
         )
+        .collect()
+    )
+    ranges = _disk_ranges(points, base, now_utc, span, thresholds, labels, interval_level,
+                          horizons)  # fmt: skip
+    out = (
+        base.lazy()
         .join(ranges.lazy(), on=_PARTITION, how="left", nulls_equal=True)
         .select(
             *_PARTITION,
@@ -328,7 +332,13 @@ def _disk_ranges(
     pts = points.select(*_PARTITION, "timestamp", value="used", capacity="point_capacity")
     limits = pl.concat(
         [
-            current.select(*_PARTITION, label=pl.lit(label), limit=t * pl.col("capacity_bytes"))
+            current.select(
+                *_PARTITION,
+                "trend",
+                "used_bytes",
+                label=pl.lit(label),
+                limit=t * pl.col("capacity_bytes"),
+            )
             for t, label in zip(thresholds, labels)
         ]
     ).filter(pl.col("limit").is_not_null())
@@ -345,14 +355,29 @@ def _disk_ranges(
         breaks=capacity_breaks(pts, _PARTITION, now),
     ).join(first, on=_PARTITION, how="left", nulls_equal=True)
     now_lit = pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
-    given = pl.col("dated") & ~pl.col("regime_short")
+    # A date where the regime's trend heads for the threshold beyond its noise, and the line
+    # through the window agrees (growing), or disagrees only by its fit (a sawtooth: poor_fit)
+    # with a range that closes within three years.
+    agrees = (pl.col("trend") == "growing") | (
+        (pl.col("trend") == "poor_fit") & pl.col("days_high").is_not_null()
+    )
+    given = pl.col("dated") & ~pl.col("regime_short") & agrees
+    past = pl.col("used_bytes") >= pl.col("limit")
     history = (now_lit - pl.col("_first")).dt.total_hours() / 24.0
     out = out.with_columns(
-        [pl.when(given).then(c) for c in ("days", "days_low", "days_high", "interval_source")]
+        [
+            pl.when(past).then(0.0).when(given).then(c).alias(c)
+            for c in ("days", "days_low", "days_high")
+        ],
+        interval_source=pl.when(given & ~past).then("interval_source"),
     ).with_columns(
         rests_on=rests_on(level, history),
-        note=pl.coalesce(
-            short_note(now), pl.when(~given).then(pl.lit("not growing beyond its noise"))
+        note=pl.when(past)
+        .then(pl.lit("past the threshold"))
+        .otherwise(
+            pl.coalesce(
+                short_note(now), pl.when(~given).then(pl.lit("not growing beyond its noise"))
+            )
         ),
     )
     per = out.unique(_PARTITION, maintain_order=True).select(

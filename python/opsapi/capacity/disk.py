@@ -361,7 +361,7 @@ def _disk_ranges(
     agrees = (pl.col("trend") == "growing") | (
         (pl.col("trend") == "poor_fit") & pl.col("days_high").is_not_null()
     )
-    given = pl.col("dated") & ~pl.col("regime_short") & agrees
+    given = pl.col("dated") & ~pl.col("regime_short") & agrees & pl.col("days").is_not_null()
     past = pl.col("used_bytes") >= pl.col("limit")
     history = (now_lit - pl.col("_first")).dt.total_hours() / 24.0
     out = out.with_columns(
@@ -369,7 +369,6 @@ def _disk_ranges(
             pl.when(past).then(0.0).when(given).then(c).alias(c)
             for c in ("days", "days_low", "days_high")
         ],
-        interval_source=pl.when(given & ~past).then("interval_source"),
     ).with_columns(
         rests_on=rests_on(level, history),
         note=pl.when(past)

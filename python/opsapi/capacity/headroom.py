@@ -452,7 +452,14 @@ def _days_left(
     past = (pl.col("recent") - toward_limit) >= 0
     moving = (pl.col("trend") * pl.col("span")).abs() > 2.0 * pl.col("sigma")
     toward = moving & (pl.col("trend") > 0)
-    dated = pl.col("dated").fill_null(False) & ~pl.col("regime_short").fill_null(False) & ~past
+    # A date where the regime's trend heads for the limit beyond its noise, and the series
+    # gets there within three years more often than not.
+    dated = (
+        pl.col("dated").fill_null(False)
+        & ~pl.col("regime_short").fill_null(False)
+        & pl.col("_median").is_not_null()
+        & ~past
+    )
     missing = pl.col("points").is_null()
 
     def edge(col: str) -> pl.Expr:

@@ -20,6 +20,7 @@ from typing import (
 
 import polars as pl
 
+from opsapi._native_forecast import _Forecasts as _Forecasts
 from opsapi._native_sim import _SimulatorMethods
 from opsapi._twins import (
     _AccessList,
@@ -73,34 +74,6 @@ def _seasonal_cases(
 def _forecast_cases(
     family: str, n: int, *, seed: int, now: datetime, days: int, step_seconds: int
 ) -> tuple[pl.DataFrame, pl.DataFrame, list[dict[str, Any]]]: ...
-
-class _Forecasts:
-    def __new__(
-        cls,
-        n: int,
-        sid: list[int],
-        t: list[int],
-        value: list[float],
-        group: list[int],
-        break_sid: list[int],
-        break_age: list[float],
-        break_reason: list[str],
-        *,
-        now: int,
-        quantile: float,
-        window_days: int,
-        min_days: int,
-        level: float,
-        backtest: bool = True,
-        horizons: list[int] = ...,
-        weekly: bool = True,
-    ) -> _Forecasts: ...
-    def fits(self, origins: list[int]) -> dict[str, list[Any]]: ...
-    def backtest(self, horizons: list[int], every: int) -> dict[str, list[Any]]: ...
-    def crossings(
-        self, sid: list[int], limit: list[float], *, max_days: int = 1095
-    ) -> dict[str, list[Any]]: ...
-
 def _check_targets(targets: Any, kind: Optional[str] = None) -> None: ...
 
 # ---- What every model and every list of them has ---------------------------------------------

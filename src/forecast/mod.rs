@@ -222,7 +222,8 @@ pub struct Past {
     /// The probability it gave that no day of the horizon would reach what the highest did:
     /// uniform over many forecasts when their distribution is right.
     pub pit: f64,
-    /// The highest maximum of the horizon less the forecast's median of it.
+    /// The highest maximum of the horizon less the forecast's line of the maxima on its last
+    /// day (its weekday's offset added).
     pub error: f64,
     /// That error in days of the trend, for a forecast that gave a date.
     pub error_days: Option<f64>,
@@ -299,7 +300,9 @@ pub fn backtest(
                 continue;
             }
             let highest = seen.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let error = highest - f.median_max(h);
+            // The line, not the median of the highest maximum: that is 24 more passes over
+            // the horizon, and the ranges read only the PIT.
+            let error = highest - f.line_at(h);
             out.push(Past {
                 origin,
                 horizon: h,

@@ -204,6 +204,12 @@ impl Fit {
         1.0 - self.reached(&alive)
     }
 
+    /// The line of the maxima on day `day` after the origin (1: the first), its weekday's
+    /// offset added.
+    pub fn line_at(&self, day: u32) -> f64 {
+        self.at(day.max(1), f64::from(day.max(1)) - 0.5).0
+    }
+
     /// The median of the highest maximum of the `horizon` days after the origin.
     pub fn median_max(&self, horizon: u32) -> f64 {
         let (l1, s1) = self.at(1, 0.5);

@@ -114,8 +114,12 @@ def test_every_date_has_its_range_and_the_note_says_where_ranges_come_from(env) 
     code, text = _run("capacity")
     assert code == 0
     said = " ".join(text.split())
-    # "oplog window below 24 h in ~11 days (10-12), Mar 13 (rs0-1)"
-    assert re.search(r"oplog window below 24 h in ~\d+ days \(\d+-\d+\), \w{3} \d+ \(rs0-1\)", said)
+    # "oplog window below 24 h in ~11 days (10-12, 80 %, from 14 days of history), Mar 13
+    # (rs0-1)": the range, its level and what it rests on (issue 37)
+    rests = r"80 %, (backtested on \d+ days|from \d+ days [^)]*)"
+    assert re.search(
+        rf"oplog window below 24 h in ~\d+ days \(\d+-\d+, {rests}\), \w{{3}} \d+ \(rs0-1\)", said
+    )
     assert "Ranges: 80 % intervals from the fits' residuals alone; --history 63d" in said
     doc = json.loads(_run("capacity", "--output", "json")[1])
     rs0 = next(t for t in doc["table"] if t["deployment"] == f"Prod · {_rs0(env)}")

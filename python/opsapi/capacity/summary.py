@@ -148,7 +148,8 @@ def _said(row: dict) -> str:
     if days == 0:
         return f"{phrase} now{where}"
     span = range_text(row.get("days_low"), row.get("days_high"))
-    rests = "; ".join(x for x in (span, row.get("rests_on"), regime_text(row)) if x)
+    # Commas inside the brackets: a semicolon separates a deployment's findings.
+    rests = ", ".join(x for x in (span, row.get("rests_on"), regime_text(row)) if x)
     rests = f" ({rests})" if rests else ""
     return f"{phrase} in ~{days:.0f} days{rests}, {row['date']:%b %-d}{where}"
 

@@ -306,7 +306,7 @@ def _caption(row: dict, bt: pl.DataFrame) -> str:
         return ""
     span = capacity.range_text(row.get("days_low"), row.get("days_high"))
     rests = row.get("rests_on") or "80 %"
-    said = f"In ~{days:.0f} days ({span}; {rests})" if span else f"In ~{days:.0f} days"
+    said = f"In ~{days:.0f} days ({span}, {rests})" if span else f"In ~{days:.0f} days"
     regime = capacity.regime_text(row)
     if regime:
         said = f"{said}; {regime}"

@@ -103,7 +103,7 @@ pub(super) fn outcome(
     let (mut p_low, mut p_high) = (a, 1.0 - a);
     let mut from_past = false;
     if backtested {
-        let pit: Vec<f64> = backtest(&days, &breaks, &settings, &[7, 14, 30], 1, Some(shocks))
+        let pit: Vec<f64> = backtest(&days, &breaks, &settings, &[7, 14, 30], 2, Some(shocks))
             .iter()
             .map(|p| p.pit)
             .collect();

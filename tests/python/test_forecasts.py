@@ -16,7 +16,7 @@ import pytest
 
 from opsapi import capacity
 from opsapi.capacity import trend
-from opsapi.testing import seasonal_cases
+from opsapi.testing import forecast_cases, seasonal_cases
 
 NOW = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)  # a Monday, the suite's FIXED_NOW
 KEYS = ["host_id"]
@@ -110,27 +110,29 @@ def test_a_weekend_dip_is_not_a_slowdown_and_a_monday_peak_is_the_peak():
 def _coverage(seed: int, n: int) -> dict[str, float]:
     """Through :func:`opsapi.capacity.headroom`: the 80 % interval of each case's days to its
     limit (calibrated by rolling-origin forecasts on each case's own 63 days), against the
-    first hour the series itself reaches the limit (``first_breach_days``: what a person sees
-    happen; issue 37), not the day a line through its peaks does."""
-    cases = seasonal_cases(n, seed=seed, now=NOW, days=63)
+    first hour the served series itself reaches the limit (issue 37: what a person sees
+    happen, noise and all), on the simulator's ``connections_weekly`` truth family (a
+    business-hours plateau, quiet weekends, in half the cases a busier Monday; day noise
+    that lasts). The seasonal cases this test used to read define their truth by their trend
+    (the crossing of its line, or the noise-free series'), which the method shares."""
+    cases = forecast_cases("connections_weekly", n, seed=seed, now=NOW, days=63)
     h = capacity.headroom(
-        cases.frame, cases.frame.head(0), cases.hosts, window="14d", now=NOW, connections=5000
+        cases.host_frame, cases.disk_frame, cases.hosts, window="14d", now=NOW, connections=5000
     )
     rows = h.filter(pl.col("scope_kind") == "host", pl.col("resource") == "connections")
-    truth = cases.truth.select(
-        "crosses_days", "first_breach_days", scope=pl.col("hostname") + ":27017"
-    )
+    truth = cases.truth.select("first_breach_days", scope=pl.col("hostname") + ":27017")
     now = rows.join(truth, on="scope")
-    t, fb = pl.col("crosses_days"), pl.col("first_breach_days")
+    fb = pl.col("first_breach_days")
     low, high = pl.col("days_low"), pl.col("days_high")
     return now.select(
         cases=pl.len().cast(pl.Float64),
         dated=pl.col("days_left").is_not_null().mean(),
         backtest=(pl.col("interval_source") == "backtest").mean(),
-        coverage=((low <= fb) & (fb <= high)).fill_null(False).mean(),
+        # A null days_high is an open range ("12 or more": beyond three years), as the
+        # summary says it.
+        coverage=((low <= fb) & (fb <= high.fill_null(float("inf")))).fill_null(False).mean(),
         early=(fb < low).fill_null(False).mean(),
         late=(fb > high).fill_null(False).mean(),
-        trend_line=((low <= t) & (t <= high)).fill_null(False).mean(),
         median_abs_error_days=(pl.col("days_left") - fb).abs().median(),
         median_width_days=(high - low).median(),
     ).row(0, named=True) | {"seed": seed}
@@ -138,8 +140,10 @@ def _coverage(seed: int, n: int) -> dict[str, float]:
 
 def test_the_80_interval_covers_the_first_breach_4_times_in_5():
     """The issue's test: 200 seeded cases (seed 0), 63 days of hourly history each, a 14-day
-    window. Measured at the time of writing: 78 % covered (9.5 % of true days before the
-    interval, 8.5 % after), 76 % of first breaches; the long form (20 seeds of 400) 80.4 %."""
+    window, the truth the first hour the series itself reaches its limit (issue 37; it was the
+    day the seeded trend's line did, which the method shares). Measured at the time of
+    writing: 76.5 % covered (9.5 % of first breaches before the range, 13.5 % after), the
+    median range 19 days wide."""
     seeds = int(os.environ.get("OPSAPI_COVERAGE_SEEDS", "1"))
     n = int(os.environ.get("OPSAPI_COVERAGE_CASES", "200"))
     runs = [_coverage(seed, n) for seed in range(seeds)]

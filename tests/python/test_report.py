@@ -199,7 +199,9 @@ def test_each_dated_finding_shows_its_range_and_how_close_past_forecasts_came(
     for row in dated.iter_rows(named=True):
         caption = sections._caption(row, bt)
         span = capacity.range_text(row["days_low"], row["days_high"])
-        assert caption.startswith(f"In ~{row['days_left']:.0f} days ({span} at 80 %); past ")
+        # The range, its level and what it rests on (issue 37), then how close past ones came.
+        said = f"In ~{row['days_left']:.0f} days ({span}, {row['rests_on']})"
+        assert caption.startswith(said) and "80 %, backtested on 63 days" in said, caption
         assert "past forecasts of this kind on this fleet were within ±" in caption
         assert "9 times out of 10" in caption
         # The chart shades the range, inside the time it shows.
@@ -219,8 +221,8 @@ def test_the_summary_says_where_the_ranges_come_from(long, long_h, pulled, h, fi
     names = {g.id: g.name for g in sim.client().groups.list()}
     short = (h, capacity.backtest(*pulled, now=fixed_now))
     for inputs, (hh, bt), words in (
-        (long, long_h, "the spread of "),
-        (pulled, short, "from the fits' residuals alone"),
+        (long, long_h, "calibrated on forecasts made the same way on its own last 63 days"),
+        (pulled, short, "each range comes from the fit"),
     ):
         data = sections.ReportData(*inputs, names, "14d", now=fixed_now)
         said = sections._ranges_said(hh, bt, data)

@@ -669,17 +669,22 @@ def seasonal_cases(
         for c in ("crosses", "first_breach")
     ]
     truth = pl.DataFrame(rows).with_columns(days)
-    hosts = truth.select(
+    hosts = _hosts_of(truth, "STANDALONE", pl.lit(None, dtype=pl.String))
+    return SeasonalCases(frame, hosts, truth)
+
+
+def _hosts_of(truth: pl.DataFrame, type_name: str, replica_set_name: pl.Expr) -> pl.DataFrame:
+    """A host list frame of the cases of ``truth`` (on port 27017, in no shard or cluster)."""
+    return truth.select(
         "group_id",
         "host_id",
         "hostname",
         port=pl.lit(27017),
-        type_name=pl.lit("STANDALONE"),
-        replica_set_name=pl.lit(None, dtype=pl.String),
+        type_name=pl.lit(type_name),
+        replica_set_name=replica_set_name,
         shard_name=pl.lit(None, dtype=pl.String),
         cluster_id=pl.lit(None, dtype=pl.String),
     )
-    return SeasonalCases(frame, hosts, truth)
 
 
 class ForecastCases(NamedTuple):
@@ -726,16 +731,7 @@ def forecast_cases(
     )
     # Each host the primary of a replica set of its own (named after it): the oplog window
     # is a member's.
-    hosts = truth.select(
-        "group_id",
-        "host_id",
-        "hostname",
-        port=pl.lit(27017),
-        type_name=pl.lit("REPLICA_PRIMARY"),
-        replica_set_name=pl.col("hostname").str.extract(r"^([^.]+)"),
-        shard_name=pl.lit(None, dtype=pl.String),
-        cluster_id=pl.lit(None, dtype=pl.String),
-    )
+    hosts = _hosts_of(truth, "REPLICA_PRIMARY", pl.col("hostname").str.extract(r"^([^.]+)"))
     return ForecastCases(host, disk, hosts, truth)
 
 

@@ -17,7 +17,8 @@ const DAY: i64 = 86_400;
 /// let points: Vec<(i64, f64)> = (0..48).map(|h| (now - h * 3600, 100.0 - h as f64)).collect();
 /// let days = days_of(&points, now, 0.95);
 /// assert_eq!(days.len(), 2);
-/// assert_eq!((days[0].day, days[0].weekday, days[0].top), (0, 1, 100.0));
+/// // Day 0 runs from Sunday 10:00 to now: its middle is on Sunday (7).
+/// assert_eq!((days[0].day, days[0].weekday, days[0].top), (0, 7, 100.0));
 /// assert_eq!(days[0].top_at, 1.0);
 /// ```
 pub fn days_of(points: &[(i64, f64)], now: i64, quantile: f64) -> Vec<Day> {

@@ -110,7 +110,8 @@ def disk_forecast(
         ``residual_std_bytes`` (robust), ``points``, ``outliers``, ``trend``
         (``growing``, ``flat``, ``shrinking``, ``poor_fit``, ``insufficient_data``),
         then ``days_to_<t>``, ``days_to_<t>_low``, ``days_to_<t>_high`` and ``date_<t>``
-        per threshold (``days_to_80``, …, ``date_full``), and ``interval_source``; sorted by
+        per threshold (``days_to_80``, …, ``date_full``), ``interval_source``, ``fit_since``,
+        ``fit_reason``, ``rests_on`` and ``note`` (why there are no days); sorted by
         ``days_to_full`` (nulls last), then by ``percent_used`` descending.
 
     Example::

@@ -244,7 +244,9 @@ def headroom(
         ``cpu_high_percent``), ``days_left`` (0: past the limit; null: not trending
         toward it or no data, as ``note`` says), ``days_low`` and ``days_high`` (its interval;
         ``days_high`` null: the trend's own uncertainty outgrows it), ``interval_source``
-        (``backtest`` or ``residuals``; null without a date), ``date`` (when it runs out),
+        (``backtest`` or ``residuals``; null without a date), ``rests_on`` (what the range rests
+        on, with its level: ``"80 %, backtested on 60 days"``), ``fit_since`` and
+        ``fit_reason`` (where the present regime starts, and why), ``date`` (when it runs out),
         ``status`` (``critical``, ``warning``, ``watch``, ``ok``, ``oversized`` (a sizing
         resource of an oversized deployment) or ``missing``), ``binding`` (the
         resource of the scope that runs out first), ``member`` (the host that sets the

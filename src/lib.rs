@@ -67,7 +67,7 @@ pub use client::{
 };
 pub use decode::{decode_model, Decode};
 pub use error::{ApiError, Error, Result};
-pub use flavour::{EndpointSet, Flavour, Operation};
+pub use flavour::{Answer, EndpointSet, Flavour, Operation};
 pub use iso8601::IsoDuration;
 pub use models::{
     AccessListEntry, Alert, AlertConfig, AlertStatus, AtlasTier, AutoScaling, Cluster, ClusterType,

@@ -96,8 +96,14 @@ impl Request {
     /// assert_eq!((req.operation, req.path.as_str()), (Operation::GroupsList, "/groups"));
     /// ```
     pub fn get(operation: Operation, path: String) -> Self {
+        Self::of(Method::GET, operation, path)
+    }
+
+    /// A request of `method` to `path`, the operation `operation` (its row's method:
+    /// [`Operation::request`]).
+    pub(crate) fn of(method: Method, operation: Operation, path: String) -> Self {
         Self {
-            method: Method::GET,
+            method,
             path,
             query: Vec::new(),
             body: None,

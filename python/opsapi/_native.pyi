@@ -1,5 +1,6 @@
 # Stub of the native module (src/python). Checked by `python -m mypy.stubtest opsapi._native`.
-# What the sync and the async class of a resource share is written once, in _twins.pyi.
+# The resources written from argument kinds are generated into _resources.pyi; what the sync
+# and the async class of another resource share is written once, in _twins.pyi.
 # (Over 600 lines: one module, one stub, which stubtest checks whole; most of it is the models'
 # fields, two lines each, which tests/python/test_stub.py holds to each model's `_fields`.)
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -11,6 +12,7 @@ from typing import (
     Literal,
     NoReturn,
     Optional,
+    TypedDict,
     TypeVar,
     Union,
     final,
@@ -21,21 +23,54 @@ from typing import (
 import polars as pl
 
 from opsapi._native_sim import _SimulatorMethods
-from opsapi._twins import (
-    _AccessList,
-    _AlertConfigs,
-    _Alerts,
-    _Client,
-    _Clusters,
-    _Events,
-    _GlobalAlerts,
-    _Groups,
-    _Hosts,
-    _MeasurementsApi,
-)
+from opsapi._resources import AccessList as AccessList
+from opsapi._resources import AlertConfigs as AlertConfigs
+from opsapi._resources import AsyncAccessList as AsyncAccessList
+from opsapi._resources import AsyncAlertConfigs as AsyncAlertConfigs
+from opsapi._resources import AsyncClusters as AsyncClusters
+from opsapi._resources import AsyncEvents as AsyncEvents
+from opsapi._resources import AsyncGroups as AsyncGroups
+from opsapi._resources import AsyncHosts as AsyncHosts
+from opsapi._resources import Clusters as Clusters
+from opsapi._resources import Events as Events
+from opsapi._resources import Groups as Groups
+from opsapi._resources import Hosts as Hosts
+from opsapi._twins import _Alerts, _Client, _GlobalAlerts, _MeasurementsApi
 from opsapi.exceptions import OpsApiError
 
 __version__: str
+# The classes `opsapi` exports (src/python/mod.rs's one list).
+__all__ = [
+    "Client",
+    "AsyncClient",
+    "Alert",
+    "AlertList",
+    "CurrentValue",
+    "AlertContext",
+    "AlertConfig",
+    "AlertIterator",
+    "AsyncAlertIterator",
+    "Host",
+    "HostList",
+    "SystemInfo",
+    "Cluster",
+    "ClusterList",
+    "AutoScaling",
+    "Measurements",
+    "Series",
+    "Store",
+    "StoreCheck",
+    "SyncReport",
+    "Event",
+    "EventList",
+    "EventDiff",
+    "EventDiffParam",
+    "Group",
+    "AccessListEntry",
+    "Link",
+]
+# The clients' resources, (getter, sync class, async class), in their order.
+RESOURCES: tuple[tuple[str, str, str], ...]
 # The long frame's key columns, in order (Categorical): crate::frame::LONG_KEY_COLUMNS.
 LONG_KEY_COLUMNS: tuple[str, ...]
 # The host measurements Atlas names differently, Ops Manager's name (which frames carry) ->
@@ -52,6 +87,21 @@ MAX_MEASUREMENTS: dict[str, Optional[int]]
 OPERATIONS: dict[str, tuple[_Flavour, ...]]
 # The version Atlas is asked each operation it has in (its versioned media type's).
 ATLAS_VERSIONS: dict[str, str]
+
+@type_check_only
+class _Row(TypedDict):
+    method: str  # "GET", "PATCH", "DELETE"
+    path: str  # Ops Manager's template: "/groups/{group_id}/hosts/{host_id}"
+    atlas_path: str  # Atlas's: "/groups/{group_id}/processes/{host_id}"
+    params: list[str]  # the placeholders, in order
+    query: list[str]  # the query parameters it may carry, in the server's words
+    answer: Literal["one", "page", "nothing"]
+    endpoint_set: str  # Atlas's token bucket
+    atlas_versions: list[tuple[str, Optional[str]]]  # (version, sunset), the one asked first
+    flavours: tuple[_Flavour, ...]
+
+# Each operation's row of the flavour table (crate::flavour::Row), in the table's order.
+OPERATION_TABLE: dict[str, _Row]
 # Atlas's tiers, smallest first: name -> (vCPUs, memory GiB) of a node: crate::ATLAS_TIERS.
 ATLAS_TIERS: dict[str, tuple[int, float]]
 
@@ -225,12 +275,6 @@ class AlertConfig(_Model):
     @property
     def links(self) -> list[Link]: ...
 
-@final
-class AlertConfigs(_AlertConfigs[AlertList, list[AlertConfig]]): ...
-
-@final
-class AsyncAlertConfigs(_AlertConfigs[Awaitable[AlertList], Awaitable[list[AlertConfig]]]): ...
-
 # ---- Project alerts and an alert in its context (src/python/api/alerts.rs) ------------------
 
 @final
@@ -372,12 +416,6 @@ class Host(_Model):
 @final
 class HostList(_ModelList[Host]): ...
 
-@final
-class Hosts(_Hosts[Host, HostList, list[str]]): ...
-
-@final
-class AsyncHosts(_Hosts[Awaitable[Host], Awaitable[HostList], Awaitable[list[str]]]): ...
-
 # ---- Clusters (src/python/api/clusters.rs) ---------------------------------------------------
 
 @final
@@ -441,12 +479,6 @@ class Cluster(_Model):
 
 @final
 class ClusterList(_ModelList[Cluster]): ...
-
-@final
-class Clusters(_Clusters[Cluster, ClusterList]): ...
-
-@final
-class AsyncClusters(_Clusters[Awaitable[Cluster], Awaitable[ClusterList]]): ...
 
 # ---- Measurements and fleet pulls (src/python/api/measurements.rs) ---------------------------
 
@@ -653,12 +685,6 @@ class Event(_Model):
 @final
 class EventList(_ModelList[Event]): ...
 
-@final
-class Events(_Events[Event, EventList]): ...
-
-@final
-class AsyncEvents(_Events[Awaitable[Event], Awaitable[EventList]]): ...
-
 # ---- Projects (src/python/api/groups.rs) -----------------------------------------------------
 
 @final
@@ -684,12 +710,6 @@ class Group(_Model):
     @property
     def links(self) -> list[Link]: ...
 
-@final
-class Groups(_Groups[list[Group], Group]): ...
-
-@final
-class AsyncGroups(_Groups[Awaitable[list[Group]], Awaitable[Group]]): ...
-
 # ---- The global access list (src/python/api/access_list.rs) ----------------------------------
 
 @final
@@ -704,12 +724,6 @@ class AccessListEntry(_Model):
     def created(self) -> Optional[datetime]: ...
     @property
     def links(self) -> list[Link]: ...
-
-@final
-class AccessList(_AccessList[None, list[AccessListEntry]]): ...
-
-@final
-class AsyncAccessList(_AccessList[Awaitable[None], Awaitable[list[AccessListEntry]]]): ...
 
 # ---- Clients (src/python/api/client.rs) ------------------------------------------------------
 

@@ -60,6 +60,7 @@ from _fault_ops import (
     SHORT,
     TIMEOUT,
     Ids,
+    row_path,
 )  # fmt: skip
 from _truth import served, served_rows
 
@@ -326,27 +327,19 @@ def _ids(sim: Simulator) -> Ids:
         databases=dbs,
     )
     # The clusters as the server lists them to a plain client (one page holds them all).
-    listed = served(sim, f"/groups/{g}/clusters", itemsPerPage=500)
+    listed = served(sim, row_path("clusters.list", group_id=g).removeprefix(API), itemsPerPage=500)
     assert listed["totalCount"] == len(listed["results"]) >= 1
     ids.cluster_ids = [x["id"] for x in listed["results"]]
     ids.cl = ids.cluster_ids[0]
     window = {"granularity": "PT1H", "period": "P1D"}
+    # What a plain client reads of each operation compared with it, at its row's path.
+    one = {"hosts.get": {}, "groups.get": {}, "clusters.get": {}, "events.get": {}}
+    one |= {"global_alerts.get": {}, "alerts.get": {}}
+    one |= {"measurements.host": {**window, "m": "CONNECTIONS"}}
+    one |= {"measurements.disk": window, "measurements.database": window}
     ids.served = {
-        "hosts.get": served(sim, f"/groups/{g}/hosts/{h}"),
-        "groups.get": served(sim, f"/groups/{g}"),
-        "clusters.get": served(sim, f"/groups/{g}/clusters/{ids.cl}"),
-        "events.get": served(sim, f"/groups/{g}/events/{ids.e}"),
-        "global_alerts.get": served(sim, f"/globalAlerts/{ids.a}"),
-        "alerts.get": served(sim, f"/groups/{g}/alerts/{ids.pa}"),
-        "measurements.host": served(
-            sim, f"/groups/{g}/hosts/{h}/measurements", **window, m="CONNECTIONS"
-        ),
-        "measurements.disk": served(
-            sim, f"/groups/{g}/hosts/{h}/disks/{ids.p}/measurements", **window
-        ),
-        "measurements.database": served(
-            sim, f"/groups/{g}/hosts/{h}/databases/{ids.d}/measurements", **window
-        ),
+        name: served(sim, OPS[name].path(ids).removeprefix(API), **query)
+        for name, query in one.items()
     }
     ids.fleet_rows = served_rows(sim, [(g, h)], **window, m=["CONNECTIONS"])
     # An open CONNECTIONS alert of project g, and what its context reads.

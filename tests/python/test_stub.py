@@ -107,6 +107,22 @@ def _names_of_bases(classes: dict[str, ast.ClassDef], node: ast.ClassDef) -> set
     return out
 
 
+def test_the_resources_stub_is_what_the_twins_entries_give():
+    """python/opsapi/_resources.pyi is written from the twins! entries that name their
+    arguments' kinds (.ci/resource_stubs.py): an entry changed without it fails here."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / ".ci" / "resource_stubs.py"
+    spec = importlib.util.spec_from_file_location("resource_stubs", path)
+    assert spec and spec.loader
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    assert generator.STUB.read_text(encoding="utf-8") == generator.generate(), (
+        "python/opsapi/_resources.pyi differs from the twins! entries; regenerate it: "
+        ".venv/bin/python .ci/resource_stubs.py --write"
+    )
+
+
 def test_every_name_of_a_shared_base_is_on_each_class():
     """stubtest checks each name a class has at runtime against the stub, bases included, but
     not that a base's name is there at runtime: this does."""
@@ -120,8 +136,8 @@ def test_every_name_of_a_shared_base_is_on_each_class():
         missing = sorted(n for n in names if not hasattr(cls, n))
         assert not missing, f"{name} lacks what the stub's base gives it: {missing}"
         checked[name] = names
-    # Both clients, every handle of each and every model share a base.
-    assert {"get", "list", "partitions", "databases"} <= checked["AsyncHosts"]
+    # Both clients, the handles not written from argument kinds and every model share a base.
+    assert {"host", "disk", "fleet", "sync"} <= checked["AsyncMeasurementsApi"]
     assert {"atlas", "from_env", "from_profile", "base_url"} <= checked["AsyncClient"]
     assert {"_fields", "to_dict"} <= checked["Host"]
     assert {"total_count", "to_polars", "__getitem__"} <= checked["EventList"]

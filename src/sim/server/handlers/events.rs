@@ -3,6 +3,47 @@
 use super::*;
 
 impl Ctx<'_> {
+    /// `GET /groups/{group_id}/events`, newest first: of the types `eventType` names (repeated),
+    /// created from `minDate` to `maxDate` (each included).
+    pub(crate) fn events(&self, g: &str) -> Reply {
+        let bounds = match self.time_bounds(["minDate", "maxDate"]) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        let types = self.query_all("eventType");
+        let raw = self
+            .query("includeRaw")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+        let w = self.world();
+        let items: Vec<_> = w
+            .events
+            .iter()
+            .filter(|e| e.group_id == g)
+            .filter(|e| types.is_empty() || types.contains(&e.event_type_name.as_str()))
+            .filter(|e| bounds[0].is_none_or(|t| e.created >= t))
+            .filter(|e| bounds[1].is_none_or(|t| e.created <= t))
+            .collect();
+        let reply = self.list(items, |e| self.event_json(e, raw));
+        drop(w);
+        reply
+    }
+
+    /// `GET /groups/{group_id}/events/{event_id}`.
+    pub(crate) fn event(&self, g: &str, id: &str) -> Reply {
+        let raw = self
+            .query("includeRaw")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+        let w = self.world();
+        match w.events.iter().find(|x| x.group_id == g && x.id == id) {
+            Some(ev) => {
+                let v = self.event_json(ev, raw);
+                drop(w);
+                self.r.entity(200, v)
+            }
+            None => not_found_resource(self.path),
+        }
+    }
+
     pub(crate) fn event_json(&self, e: &crate::sim::world::Event, raw: bool) -> Value {
         let mut v = e.body.clone();
         if let Value::Object(m) = &mut v {

@@ -7,7 +7,9 @@ is not this one; regenerate with::
 
     .venv/bin/python docs/_ext/operation_table.py --write
 
-A new operation adds its call here (its method and path come from its row).
+An operation whose call is its path's identifiers alone needs no entry here: its plain call is
+written from its row (:func:`calls`); one that shows filters, a CLI command or a second call
+has its entry in :data:`CALLS`.
 """
 
 from __future__ import annotations
@@ -114,6 +116,39 @@ CALLS = [
          "opsapi clusters show {k} --project {g}"),
 ]  # fmt: skip
 
+# The identifier a call names for each placeholder of a row's path.
+SHORT = {
+    "group_id": "g", "host_id": "h", "partition_name": "p", "database_name": "d", "alert_id": "a",
+    "alert_config_id": "c", "event_id": "e", "entry_id": "x", "cluster": "k",
+}  # fmt: skip
+
+
+def calls(table: Optional[dict[str, Any]] = None) -> list[Call]:
+    """:data:`CALLS`, and for each operation of the table without one its plain call: its
+    resource's method with its path's identifiers (and, in Rust, a query `q` where its row
+    takes one), which sends one page's query where it answers pages, else none."""
+    if table is None:
+        from opsapi._native import OPERATION_TABLE as table
+    out = list(CALLS)
+    called = {c.operation for c in CALLS}
+    for op, row in table.items():
+        if op in called:
+            continue
+        resource, method = op.split(".")
+        ids = ", ".join(SHORT[p] for p in row["params"])
+        rust = ids + (", &q" if row["query"] else "")
+        query = PAGE1 if row["answer"] == "page" else None
+        out.append(
+            Call(
+                op,
+                f"client.{resource}().{method}({rust})",
+                f"client.{resource}.{method}({ids})",
+                query=query,
+            )  # fmt: skip
+        )
+    return out
+
+
 HEAD = """\
 | Method and path | Atlas | Rust | Python (sync) | Python (async) | CLI |
 |---|---|---|---|---|---|"""
@@ -135,7 +170,7 @@ def render(table: Optional[dict[str, Any]] = None) -> str:
     if table is None:
         from opsapi._native import OPERATION_TABLE as table
     lines = [HEAD]
-    for call in CALLS:
+    for call in calls(table):
         row = table[call.operation]
         where = f"`{row['method']} {row['path']}`" + (f" ({call.note})" if call.note else "")
         python = f"`{call.python}`" + (f", `{call.more}`" if call.more else "")

@@ -302,7 +302,7 @@ pub(crate) fn parse_duration(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResul
 
 /// An argument's kind, as a `twins!` entry names it: how a Python value becomes what the core
 /// takes, and how the stub spells its type (`_native._twin_stubs()`, from which
-/// `python/opsapi/_resources.pyi` is written). A required argument is positional; an optional
+/// `python/opsapi/_generated.pyi` is written). A required argument is positional; an optional
 /// one is keyword-only and `None` when not given.
 pub(crate) trait Kind {
     /// What the core takes.

@@ -118,6 +118,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::_seasonal_cases, m)?)?;
     m.add_function(wrap_pyfunction!(api::_check_targets, m)?)?;
     m.add_function(wrap_pyfunction!(api::_twin_stubs, m)?)?;
+    m.add_function(wrap_pyfunction!(models::_model_stubs, m)?)?;
     api::add_handles(m)?;
     m.add("RESOURCES", api::resource_names(m.py())?)?;
     let exported = exported!(m:

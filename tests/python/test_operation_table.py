@@ -25,7 +25,7 @@ from opsapi._native import OPERATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 STUBS = [
-    Path(opsapi.__file__).with_name(n) for n in ("_native.pyi", "_twins.pyi", "_resources.pyi")
+    Path(opsapi.__file__).with_name(n) for n in ("_native.pyi", "_twins.pyi", "_generated.pyi")
 ]
 FLAVOURS = ("ops-manager", "cloud-manager", "atlas")
 CLIENTS = (opsapi.Client, opsapi.AsyncClient)

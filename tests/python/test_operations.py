@@ -38,13 +38,10 @@ def _generator():
 
 
 TABLE = _generator()
-CALLS = TABLE.CALLS
+CALLS = TABLE.calls()
 WINDOW = TABLE.WINDOW
 # The identifiers the calls name, by their row's placeholders.
-IDS = {
-    "group_id": "g", "host_id": "h", "partition_name": "p", "database_name": "d", "alert_id": "a",
-    "alert_config_id": "c", "event_id": "e", "entry_id": "x", "cluster": "k",
-}  # fmt: skip
+IDS = TABLE.SHORT
 # A client counts acknowledgements from the server's Date (to the second) plus the time since
 # that answer: on a fixed clock, exact to this slack.
 SLACK = dt.timedelta(seconds=2)

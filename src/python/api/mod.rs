@@ -257,8 +257,8 @@ inventory::collect!(TwinStub);
 
 /// `_twin_stubs()`: every method written from argument kinds, as
 /// `(class, async class, method, [(parameter, type, optional)], returns)`, in the order of
-/// their files (as each class declares them): what `.ci/resource_stubs.py` writes
-/// `python/opsapi/_resources.pyi` from.
+/// their files (as each class declares them): what `.ci/stubs.py` writes
+/// `python/opsapi/_generated.pyi` from.
 #[pyo3::pyfunction]
 pub(crate) fn _twin_stubs() -> Vec<TwinStubRow> {
     let mut out: Vec<TwinStubRow> = inventory::iter::<TwinStub>

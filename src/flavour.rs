@@ -168,7 +168,8 @@ impl FromStr for Flavour {
 
 /// Atlas's rate-limited endpoint sets: each has a token bucket per project (monitoring and
 /// logs: 300 requests, refilled at 100 a minute; alerts: 1 200, refilled at 500 a minute;
-/// events: 300, refilled at 100 a minute), and [`crate::ClientBuilder::rate_limit_for`] a
+/// events: 300, refilled at 100 a minute; Performance Advisor: 1 200, refilled at 500 a
+/// minute), and [`crate::ClientBuilder::rate_limit_for`] a
 /// client-side pace per set.
 ///
 /// ```
@@ -185,25 +186,29 @@ pub enum EndpointSet {
     Alerts,
     /// Events.
     Events,
+    /// The Performance Advisor of processes and clusters.
+    PerformanceAdvisor,
     /// Everything else (projects, clusters, the access list).
     Other,
 }
 
 impl EndpointSet {
     /// Every set.
-    pub const ALL: [EndpointSet; 4] = [
+    pub const ALL: [EndpointSet; 5] = [
         EndpointSet::Monitoring,
         EndpointSet::Alerts,
         EndpointSet::Events,
+        EndpointSet::PerformanceAdvisor,
         EndpointSet::Other,
     ];
 
-    /// `"monitoring"`, `"alerts"`, `"events"` or `"other"`.
+    /// `"monitoring"`, `"alerts"`, `"events"`, `"performance_advisor"` or `"other"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Monitoring => "monitoring",
             Self::Alerts => "alerts",
             Self::Events => "events",
+            Self::PerformanceAdvisor => "performance_advisor",
             Self::Other => "other",
         }
     }
@@ -227,7 +232,7 @@ impl FromStr for EndpointSet {
                     "rate_limit",
                     format!(
                         "`{s}` is not an endpoint set (\"monitoring\", \"alerts\", \"events\", \
-                         \"other\")"
+                         \"performance_advisor\", \"other\")"
                     ),
                 )
             })

@@ -30,7 +30,14 @@ from opsapi._native import (
     HostList,
     Link,
     MeasurementsApi,
+    Namespace,
+    QueryShape,
+    SlowQuery,
+    SlowQueryLogs,
+    SuggestedIndex,
+    SuggestedIndexes,
     SystemInfo,
+    _Duration,
     _Timestamp,
 )
 
@@ -369,6 +376,68 @@ class _LinkFields:
     def href(self) -> str: ...
 
 @type_check_only
+class _NamespaceFields:
+    @property
+    def namespace(self) -> Optional[str]: ...
+    @property
+    def type(self) -> Optional[str]: ...
+
+@type_check_only
+class _QueryShapeFields:
+    @property
+    def id(self) -> Optional[str]: ...
+    @property
+    def namespace(self) -> Optional[str]: ...
+    @property
+    def count(self) -> Optional[int]: ...
+    @property
+    def avg_ms(self) -> Optional[int]: ...
+    @property
+    def inefficiency_score(self) -> Optional[int]: ...
+    @property
+    def operations(self) -> Optional[list[Any]]: ...
+
+@type_check_only
+class _SlowQueryFields:
+    @property
+    def line(self) -> Optional[str]: ...
+    @property
+    def namespace(self) -> Optional[str]: ...
+    @property
+    def op_type(self) -> Optional[str]: ...
+    @property
+    def replica_state(self) -> Optional[str]: ...
+    @property
+    def metrics(self) -> Any: ...
+
+@type_check_only
+class _SlowQueryLogsFields:
+    @property
+    def slow_queries(self) -> Optional[list[SlowQuery]]: ...
+
+@type_check_only
+class _SuggestedIndexFields:
+    @property
+    def id(self) -> Optional[str]: ...
+    @property
+    def namespace(self) -> Optional[str]: ...
+    @property
+    def index(self) -> Optional[list[Any]]: ...
+    @property
+    def impact(self) -> Optional[list[str]]: ...
+    @property
+    def weight(self) -> Optional[float]: ...
+    @property
+    def avg_obj_size(self) -> Optional[float]: ...
+
+@type_check_only
+class _SuggestedIndexesFields:
+    @property
+    def indexes(self) -> Optional[list[SuggestedIndex]]: ...
+    @property
+    def shapes(self) -> Optional[list[QueryShape]]: ...
+
+@type_check_only
 class _SystemInfoFields:
     @property
     def mem_size_mb(self) -> Optional[int]: ...
@@ -461,6 +530,70 @@ class AsyncHosts:
     def list(self, group_id: str) -> Awaitable[HostList]: ...
     def partitions(self, group_id: str, host_id: str) -> Awaitable[list[str]]: ...
 
+@final
+class PerformanceAdvisor:
+    def namespaces(
+        self,
+        group_id: str,
+        host_id: str,
+        *,
+        since: Optional[_Timestamp] = None,
+        duration: Optional[_Duration] = None,
+    ) -> list[Namespace]: ...
+    def slow_query_logs(
+        self,
+        group_id: str,
+        host_id: str,
+        *,
+        since: Optional[_Timestamp] = None,
+        duration: Optional[_Duration] = None,
+        namespaces: Optional[Iterable[str]] = None,
+        n_logs: Optional[int] = None,
+    ) -> SlowQueryLogs: ...
+    def suggested_indexes(
+        self,
+        group_id: str,
+        host_id: str,
+        *,
+        since: Optional[_Timestamp] = None,
+        duration: Optional[_Duration] = None,
+        namespaces: Optional[Iterable[str]] = None,
+        n_indexes: Optional[int] = None,
+        n_examples: Optional[int] = None,
+    ) -> SuggestedIndexes: ...
+
+@final
+class AsyncPerformanceAdvisor:
+    def namespaces(
+        self,
+        group_id: str,
+        host_id: str,
+        *,
+        since: Optional[_Timestamp] = None,
+        duration: Optional[_Duration] = None,
+    ) -> Awaitable[list[Namespace]]: ...
+    def slow_query_logs(
+        self,
+        group_id: str,
+        host_id: str,
+        *,
+        since: Optional[_Timestamp] = None,
+        duration: Optional[_Duration] = None,
+        namespaces: Optional[Iterable[str]] = None,
+        n_logs: Optional[int] = None,
+    ) -> Awaitable[SlowQueryLogs]: ...
+    def suggested_indexes(
+        self,
+        group_id: str,
+        host_id: str,
+        *,
+        since: Optional[_Timestamp] = None,
+        duration: Optional[_Duration] = None,
+        namespaces: Optional[Iterable[str]] = None,
+        n_indexes: Optional[int] = None,
+        n_examples: Optional[int] = None,
+    ) -> Awaitable[SuggestedIndexes]: ...
+
 @type_check_only
 class _Resources:
     @property
@@ -481,6 +614,8 @@ class _Resources:
     def groups(self) -> Groups: ...
     @property
     def clusters(self) -> Clusters: ...
+    @property
+    def performance_advisor(self) -> PerformanceAdvisor: ...
 
 @type_check_only
 class _AsyncResources:
@@ -502,3 +637,5 @@ class _AsyncResources:
     def groups(self) -> AsyncGroups: ...
     @property
     def clusters(self) -> AsyncClusters: ...
+    @property
+    def performance_advisor(self) -> AsyncPerformanceAdvisor: ...

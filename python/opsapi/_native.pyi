@@ -29,10 +29,12 @@ from opsapi._generated import AsyncClusters as AsyncClusters
 from opsapi._generated import AsyncEvents as AsyncEvents
 from opsapi._generated import AsyncGroups as AsyncGroups
 from opsapi._generated import AsyncHosts as AsyncHosts
+from opsapi._generated import AsyncPerformanceAdvisor as AsyncPerformanceAdvisor
 from opsapi._generated import Clusters as Clusters
 from opsapi._generated import Events as Events
 from opsapi._generated import Groups as Groups
 from opsapi._generated import Hosts as Hosts
+from opsapi._generated import PerformanceAdvisor as PerformanceAdvisor
 from opsapi._generated import (
     _AccessListEntryFields,
     _AlertConfigFields,
@@ -47,7 +49,13 @@ from opsapi._generated import (
     _GroupFields,
     _HostFields,
     _LinkFields,
+    _NamespaceFields,
+    _QueryShapeFields,
     _Resources,
+    _SlowQueryFields,
+    _SlowQueryLogsFields,
+    _SuggestedIndexesFields,
+    _SuggestedIndexFields,
     _SystemInfoFields,
 )
 from opsapi._native_sim import _SimulatorMethods
@@ -84,6 +92,12 @@ __all__ = [
     "Group",
     "AccessListEntry",
     "Link",
+    "Namespace",
+    "SlowQueryLogs",
+    "SlowQuery",
+    "SuggestedIndexes",
+    "SuggestedIndex",
+    "QueryShape",
 ]
 # The clients' resources, (getter, sync class, async class), in their order.
 RESOURCES: tuple[tuple[str, str, str], ...]
@@ -438,6 +452,28 @@ class Group(_Model, _GroupFields): ...
 
 @final
 class AccessListEntry(_Model, _AccessListEntryFields): ...
+
+# ---- The Performance Advisor (src/python/api/performance_advisor.rs) ------------------------
+
+@final
+class Namespace(_Model, _NamespaceFields): ...
+
+@final
+class SlowQuery(_Model, _SlowQueryFields): ...
+
+@final
+class SlowQueryLogs(_Model, _SlowQueryLogsFields):
+    def to_polars(self) -> pl.DataFrame: ...
+    def __len__(self) -> int: ...
+
+@final
+class QueryShape(_Model, _QueryShapeFields): ...
+
+@final
+class SuggestedIndex(_Model, _SuggestedIndexFields): ...
+
+@final
+class SuggestedIndexes(_Model, _SuggestedIndexesFields): ...
 
 # ---- Clients (src/python/api/client.rs) ------------------------------------------------------
 

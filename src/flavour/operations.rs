@@ -360,6 +360,27 @@ operations! {
     ClustersGet "clusters.get" {
         GET "/groups/{group_id}/clusters/{cluster}" -> One, versions ["2024-08-05"]
     }
+    /// `GET /groups/{group_id}/hosts/{host_id}/performanceAdvisor/namespaces`: the namespaces
+    /// of the host's slow queries.
+    PerformanceAdvisorNamespaces "performance_advisor.namespaces" {
+        GET "/groups/{group_id}/hosts/{host_id}/performanceAdvisor/namespaces" -> One,
+        atlas "/groups/{group_id}/processes/{host_id}/performanceAdvisor/namespaces",
+        query ["since", "duration"], set PerformanceAdvisor, versions ["2023-01-01"]
+    }
+    /// `GET /groups/{group_id}/hosts/{host_id}/performanceAdvisor/slowQueryLogs`
+    PerformanceAdvisorSlowQueryLogs "performance_advisor.slow_query_logs" {
+        GET "/groups/{group_id}/hosts/{host_id}/performanceAdvisor/slowQueryLogs" -> One,
+        atlas "/groups/{group_id}/processes/{host_id}/performanceAdvisor/slowQueryLogs",
+        query ["since", "duration", "namespaces", "nLogs"],
+        set PerformanceAdvisor, versions ["2023-01-01"]
+    }
+    /// `GET /groups/{group_id}/hosts/{host_id}/performanceAdvisor/suggestedIndexes`
+    PerformanceAdvisorSuggestedIndexes "performance_advisor.suggested_indexes" {
+        GET "/groups/{group_id}/hosts/{host_id}/performanceAdvisor/suggestedIndexes" -> One,
+        atlas "/groups/{group_id}/processes/{host_id}/performanceAdvisor/suggestedIndexes",
+        query ["since", "duration", "namespaces", "nIndexes", "nExamples"],
+        set PerformanceAdvisor, versions ["2023-01-01"]
+    }
 }
 
 impl Operation {

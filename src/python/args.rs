@@ -360,6 +360,25 @@ impl Kind for Timestamp {
     }
 }
 
+/// An ISO 8601 duration string or a `timedelta`, parsed by the core.
+pub(crate) struct Duration;
+impl Kind for Duration {
+    type Value = IsoDuration;
+    fn convert(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<IsoDuration> {
+        let s = duration(py, argument, Some(v))?.unwrap_or_default();
+        IsoDuration::parse_lenient(argument, &s).map_err(|e| super::errors::to_py_err(py, e))
+    }
+}
+
+/// An `int`, 0 or more (its upper bound is the core's).
+pub(crate) struct Count;
+impl Kind for Count {
+    type Value = u64;
+    fn convert(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+        Ok(count(py, argument, Some(v))?.unwrap_or_default())
+    }
+}
+
 /// `True` or `False`.
 pub(crate) struct Flag;
 impl Kind for Flag {
@@ -382,6 +401,12 @@ macro_rules! stub_type {
     };
     (Timestamp) => {
         "_Timestamp"
+    };
+    (Duration) => {
+        "_Duration"
+    };
+    (Count) => {
+        "int"
     };
     (Flag) => {
         "bool"

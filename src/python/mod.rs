@@ -128,7 +128,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         models::ClusterList, models::AutoScaling, models::Measurements, models::Series,
         api::Store, api::StoreCheck, api::SyncReport, models::Event, models::EventList,
         models::EventDiff, models::EventDiffParam, models::Group, models::AccessListEntry,
-        models::Link,
+        models::Link, models::Namespace, models::SlowQueryLogs, models::SlowQuery,
+        models::SuggestedIndexes, models::SuggestedIndex, models::QueryShape,
     );
     m.add_class::<sim::PySimulator>()?;
     m.add_class::<sim::PyHold>()?;

@@ -10,6 +10,7 @@
 mod frames;
 mod writes;
 
+use opsapi::api::performance_advisor::AdvisorQuery;
 use opsapi::flavour::Scope;
 use opsapi::sim::{RequestRecord, SimConfig, Simulator};
 use opsapi::{Answer, Client, Error, Flavour, Granularity, MeasurementsQuery, Operation};
@@ -92,7 +93,12 @@ struct Ids {
 
 fn ids(sim: &Simulator) -> Ids {
     let w = sim.world();
-    let h = w.hosts.iter().find(|h| !h.databases.is_empty()).unwrap();
+    // A primary with an application's databases: it has slow queries to advise on.
+    let h = w
+        .hosts
+        .iter()
+        .find(|h| h.type_name.ends_with("_PRIMARY") && h.databases.len() > 3)
+        .unwrap();
     // An alert type every flavour has; the project's alerts as the flavour serves them.
     let agents: Vec<&str> = w
         .alert_configs
@@ -302,6 +308,37 @@ async fn call(c: &Client, op: Operation, ids: &Ids) -> opsapi::Result<String> {
             format!(
                 "cluster {:?}",
                 c.clusters().get(g, &ids.cluster).await?.name
+            )
+        }
+        Operation::PerformanceAdvisorNamespaces => {
+            let q = AdvisorQuery::new();
+            let names = c.performance_advisor().namespaces(g, h, &q).await?;
+            assert!(!names.is_empty(), "a primary with a workload");
+            format!(
+                "namespaces {:?}",
+                names.iter().map(|n| &n.namespace).collect::<Vec<_>>()
+            )
+        }
+        Operation::PerformanceAdvisorSlowQueryLogs => {
+            let q = AdvisorQuery::new().n_logs(50);
+            let logs = c.performance_advisor().slow_query_logs(g, h, &q).await?;
+            let rows = logs.rows();
+            assert!(rows
+                .iter()
+                .all(|r| r.duration_ms.is_some() && r.shape.is_some()));
+            format!(
+                "{} slow queries, first {:?}",
+                rows.len(),
+                rows.first().map(|r| &r.line)
+            )
+        }
+        Operation::PerformanceAdvisorSuggestedIndexes => {
+            let q = AdvisorQuery::new();
+            let s = c.performance_advisor().suggested_indexes(g, h, &q).await?;
+            let keys: Vec<_> = s.indexes.iter().flatten().map(|i| &i.index).collect();
+            format!(
+                "{} shapes, indexes {keys:?}",
+                s.shapes.map_or(0, |v| v.len())
             )
         }
         other => panic!("{other:?} has no call in tests/it/flavours.rs: add one"),

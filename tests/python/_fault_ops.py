@@ -385,4 +385,22 @@ OPS: dict[str, Op] = {
         lambda c, i: c.events.get(i.g, i.e),
         _as_served("events.get"),
     ),
+    "performance_advisor.namespaces": Op(
+        "performance_advisor.namespaces",
+        lambda c, i: c.performance_advisor.namespaces(i.g, i.h),
+        lambda r, i: (
+            [n.to_dict() for n in r] == i.served["performance_advisor.namespaces"]["namespaces"]
+            or pytest.fail(f"namespaces {r}")
+        ),
+    ),
+    "performance_advisor.slow_query_logs": Op(
+        "performance_advisor.slow_query_logs",
+        lambda c, i: c.performance_advisor.slow_query_logs(i.g, i.h),
+        _as_served("performance_advisor.slow_query_logs"),
+    ),
+    "performance_advisor.suggested_indexes": Op(
+        "performance_advisor.suggested_indexes",
+        lambda c, i: c.performance_advisor.suggested_indexes(i.g, i.h),
+        _as_served("performance_advisor.suggested_indexes"),
+    ),
 }

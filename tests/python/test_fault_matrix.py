@@ -44,6 +44,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
+from urllib.parse import parse_qsl
 
 import pytest
 from _adversary import CUT, DRIP, ENDLESS, OVERSIZE, Act, Adversary, answer
@@ -62,7 +63,7 @@ from _fault_ops import (
     Ids,
     row_path,
 )  # fmt: skip
-from _truth import served, served_rows
+from _truth import PAGE1, served, served_rows
 
 import opsapi
 from opsapi.testing import Simulator
@@ -332,14 +333,12 @@ def _ids(sim: Simulator) -> Ids:
     ids.cluster_ids = [x["id"] for x in listed["results"]]
     ids.cl = ids.cluster_ids[0]
     window = {"granularity": "PT1H", "period": "P1D"}
-    # What a plain client reads of each operation compared with it, at its row's path.
-    one = {"hosts.get": {}, "groups.get": {}, "clusters.get": {}, "events.get": {}}
-    one |= {"global_alerts.get": {}, "alerts.get": {}}
-    one |= {"measurements.host": {**window, "m": "CONNECTIONS"}}
-    one |= {"measurements.disk": window, "measurements.database": window}
+    # What a plain client reads of each operation that answers one object, at its row's path
+    # with its query: what its result is compared with.
     ids.served = {
-        name: served(sim, OPS[name].path(ids).removeprefix(API), **query)
-        for name, query in one.items()
+        name: served(sim, op.path(ids).removeprefix(API), **dict(parse_qsl(op.query or "")))
+        for name, op in OPS.items()
+        if name == op.operation and op.method == GET and op.query != PAGE1
     }
     ids.fleet_rows = served_rows(sim, [(g, h)], **window, m=["CONNECTIONS"])
     # An open CONNECTIONS alert of project g, and what its context reads.

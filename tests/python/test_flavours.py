@@ -10,6 +10,7 @@ test_flavours_world.py; the simulators (``sims``, ``clients``) are conftest.py's
 from __future__ import annotations
 
 import asyncio
+import collections
 from typing import Any, Callable
 
 import pytest
@@ -27,7 +28,15 @@ class Ids:
     """A mongod's identifiers, as the flavour names its host (hex id, or hostname:port)."""
 
     def __init__(self, sim: Simulator) -> None:
-        db = sim.database_truth()[0]
+        # A database of a primary with an application's databases (it has slow queries).
+        dbs = sim.database_truth()
+        counts = collections.Counter(d["host_id"] for d in dbs)
+        primaries = {
+            h["id"]
+            for h in sim.world()["hosts"]
+            if h["type_name"].endswith("_PRIMARY") and counts[h["id"]] > 3
+        }
+        db = next(d for d in dbs if d["host_id"] in primaries)
         w = sim.world()
         atlas = sim.flavour == "atlas"
         self.g = db["group_id"]
@@ -196,6 +205,21 @@ READS: dict[str, tuple[Callable[..., Any], Any, Callable[[Any], Any]]] = {
         lambda c, i: c.clusters.get(i.g, i.k),
         None,
         lambda r: (r.name, r.type, r.replica_set_name),
+    ),
+    "performance_advisor.namespaces": (
+        lambda c, i: c.performance_advisor.namespaces(i.g, i.h),
+        None,
+        lambda r: [n.namespace for n in r],
+    ),
+    "performance_advisor.slow_query_logs": (
+        lambda c, i: c.performance_advisor.slow_query_logs(i.g, i.h, n_logs=20),
+        "nLogs=20",
+        lambda r: [(q.namespace, q.line) for q in r.slow_queries],
+    ),
+    "performance_advisor.suggested_indexes": (
+        lambda c, i: c.performance_advisor.suggested_indexes(i.g, i.h),
+        None,
+        lambda r: [(x.namespace, x.index, x.impact) for x in r.indexes],
     ),
     # Ops Manager's alone.
     "global_alerts.list": (

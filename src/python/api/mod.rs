@@ -15,6 +15,7 @@ mod global_alerts;
 mod groups;
 mod hosts;
 mod measurements;
+mod performance_advisor;
 mod store;
 mod store_report;
 mod store_sync;
@@ -30,6 +31,7 @@ pub use groups::{AsyncGroups, Groups};
 pub use hosts::{AsyncHosts, Hosts};
 pub(crate) use measurements::_check_targets;
 pub use measurements::{AsyncMeasurementsApi, MeasurementsApi};
+pub use performance_advisor::{AsyncPerformanceAdvisor, PerformanceAdvisor};
 pub use store::{Store, StoreCheck};
 pub use store_report::SyncReport;
 
@@ -58,6 +60,8 @@ macro_rules! resources {
             groups: Groups, AsyncGroups;
             /// Clusters of projects: replica sets and sharded clusters.
             clusters: Clusters, AsyncClusters;
+            /// The Performance Advisor of hosts: slow queries and suggested indexes.
+            performance_advisor: PerformanceAdvisor, AsyncPerformanceAdvisor;
         });
     };
 }

@@ -8,6 +8,7 @@ mod event;
 mod group;
 mod host;
 mod measurements;
+mod performance_advisor;
 
 use std::sync::Arc;
 
@@ -23,6 +24,9 @@ pub use event::{Event, EventDiff, EventDiffParam, EventList};
 pub use group::{AccessListEntry, Group};
 pub use host::{Host, HostList, SystemInfo};
 pub use measurements::{Measurements, Series};
+pub use performance_advisor::{
+    Namespace, QueryShape, SlowQuery, SlowQueryLogs, SuggestedIndex, SuggestedIndexes,
+};
 
 pub(crate) use super::json::{json_loads, json_to_py};
 
@@ -132,7 +136,10 @@ py_field_part!(
     CurrentValue,
     SystemInfo,
     EventDiff,
-    EventDiffParam
+    EventDiffParam,
+    SlowQuery,
+    QueryShape,
+    SuggestedIndex
 );
 
 /// `Name(field=value, ...)`: timestamps as ISO 8601 text, everything else as Python's repr.

@@ -10,6 +10,7 @@ mod global_alerts;
 mod groups;
 mod hosts;
 mod measurements;
+mod performance_advisor;
 
 use super::*;
 use crate::flavour::{Operation, Row, Scope};
@@ -181,6 +182,15 @@ impl Ctx<'_> {
             }
             Operation::AccessListList => self.access_list(),
             Operation::AccessListDelete => self.delete_access_list_entry(p.get("entry_id")),
+            Operation::PerformanceAdvisorNamespaces => {
+                self.advisor_namespaces(p.group(), p.get("host_id"))
+            }
+            Operation::PerformanceAdvisorSlowQueryLogs => {
+                self.slow_query_logs(p.group(), p.get("host_id"))
+            }
+            Operation::PerformanceAdvisorSuggestedIndexes => {
+                self.suggested_indexes(p.group(), p.get("host_id"))
+            }
         }
     }
 

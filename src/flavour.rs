@@ -28,9 +28,7 @@ use std::str::FromStr;
 pub mod measurements;
 mod operations;
 pub use measurements::{frame_measurement_name, ATLAS_MEASUREMENT_NAMES};
-pub(crate) use operations::path_for;
-#[cfg(feature = "sim")]
-pub(crate) use operations::{segments, Segment};
+pub(crate) use operations::{path_for, segments, Segment};
 pub use operations::{Answer, AtlasVersion, Operation, Row, Scope};
 
 /// A server flavour. [`crate::Client::flavour`] tells a client's.

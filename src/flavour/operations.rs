@@ -4,7 +4,7 @@
 //! a page of a list, nothing), its Atlas versions (none: Atlas lacks it), whether it is a
 //! global resource of Ops Manager's administrators, and its Atlas endpoint set.
 //!
-//! The request builders fill its path ([`Operation::request`]), the client gives a request
+//! The request builders fill its path ([`Operation::request`], in `request.rs`), the client gives a request
 //! its flavour's path and media type from it ([`crate::Request::for_flavour`]), the simulator
 //! routes by it, the tests' tables and the README's operation table are written from it or
 //! checked against it, and Python reads it as `opsapi._native.OPERATION_TABLE`.
@@ -29,8 +29,6 @@ use reqwest::Method;
 use super::{EndpointSet, Flavour};
 
 mod rules;
-use crate::error::{Error, Result};
-use crate::request::{PathBuilder, Request};
 
 /// What an operation answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -400,43 +398,6 @@ impl Operation {
         self.row().endpoint_set
     }
 
-    /// Its request as Ops Manager takes it (what every `<op>_request()` builds on): the row's
-    /// method, and its path with `ids` in the placeholders' order, each a single
-    /// percent-encoded segment checked by [`PathBuilder::id`] under its placeholder's name.
-    ///
-    /// ```
-    /// use opsapi::{Method, Operation};
-    /// let req = Operation::AccessListDelete.request(&["a/b"]).unwrap();
-    /// assert_eq!((req.method, req.path.as_str()), (Method::DELETE, "/admin/accessList/a%2Fb"));
-    /// let e = Operation::HostsGet.request(&["g", ""]).unwrap_err();
-    /// assert_eq!(e.to_string(), "invalid argument `host_id`: must not be empty");
-    /// ```
-    pub fn request(self, ids: &[&str]) -> Result<Request> {
-        let row = self.row();
-        let mut path = PathBuilder::new();
-        let mut ids = ids.iter();
-        for segment in segments(row.ops_manager_path) {
-            path = match segment {
-                Segment::Literal(s) => path.lit(s),
-                Segment::Param(name) => {
-                    let id = ids.next().ok_or_else(|| missing_ids(self))?;
-                    path.id(name, id)?
-                }
-            };
-        }
-        if ids.next().is_some() {
-            return Err(missing_ids(self));
-        }
-        Ok(Request::of(row.method.clone(), self, path.finish()))
-    }
-
-    /// The request of an operation whose path has no identifier (`GET /groups`).
-    pub(crate) fn fixed_request(self) -> Request {
-        let row = self.row();
-        debug_assert_eq!(row.params().count(), 0, "{}", row.name);
-        Request::of(row.method.clone(), self, row.ops_manager_path.to_string())
-    }
-
     /// Why a flavour lacks it, for [`crate::Error::Unsupported`]'s message.
     pub(crate) fn missing_because(self) -> &'static str {
         match self.row().name.split('.').next() {
@@ -447,14 +408,6 @@ impl Operation {
             _ => "it has no such operation",
         }
     }
-}
-
-fn missing_ids(op: Operation) -> Error {
-    Error::Internal(format!(
-        "{} takes {} identifiers",
-        op.name(),
-        op.row().params().count()
-    ))
 }
 
 /// The path on `to` of `path`, a path of `operation` on `from`: the identifiers of `from`'s
@@ -498,6 +451,7 @@ pub(crate) fn path_for(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
 
     #[test]
     fn the_variants_and_the_rows_are_in_one_order() {

@@ -108,7 +108,8 @@ const fn grow(name: &'static str, base: f64, per_day: f64) -> MetricDef {
 const SPS: &str = "SCALAR_PER_SECOND";
 const BPS: &str = "BYTES_PER_SECOND";
 
-/// Host measurements, in the order responses list them.
+/// Host measurements, in the order responses list them. (Its rows share a shape, which
+/// `duplicates` pairs: one measurement's data each, not logic written twice.)
 #[rustfmt::skip]
 pub(crate) const HOST_METRICS: &[MetricDef] = &[
     rate("ASSERT_REGULAR", SPS, 0.0, 0.5, 1.0), // none but in a breach (its alerts' threshold is 0)

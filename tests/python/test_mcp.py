@@ -391,3 +391,35 @@ async def test_a_bad_argument_is_named(server, name, args, argument) -> None:
     text = result.content[0].text
     assert result.is_error and f"{argument}: " in text, text
     assert "Traceback" not in text
+
+
+class _Later:
+    """An alert context with the parts API.md adds (slow queries, suggested indexes, events
+    as a frame, the reading, what is missing), as the alert-context work will give them: what
+    ``explained`` does with them, before that work lands."""
+
+    def __init__(self, ctx, **parts):
+        self._ctx, self._parts = ctx, parts
+
+    def __getattr__(self, name):
+        return self._parts[name] if name in self._parts else getattr(self._ctx, name)
+
+
+def test_explained_shows_the_later_parts_of_a_context_as_it_has_them(sim) -> None:
+    from opsapi.mcp._alerts import explained
+
+    client = sim.client()
+    alert = next(a for a in client.alerts.list(sim.group_ids[0]) if a.metric_name)
+    ctx = client.alerts.context(alert)
+    said, today = explained(ctx, {}, [], 60, 5, 5)
+    assert set(today["missing"]) == {"slow_queries", "suggested_indexes", "reading", "events"}
+    slow = pl.DataFrame({"namespace": ["shop.orders"] * 7, "count": list(range(7))})
+    later = _Later(ctx, slow_queries=slow, suggested_indexes=slow.head(0), reading="It reads so.",
+                   events=pl.DataFrame({"created": [alert.created], "event_type_name": ["X"]}),
+                   missing={"suggested_indexes": "the key may not read them"})  # fmt: skip
+    said, data = explained(later, {}, [], 60, 5, 3)
+    assert data["slow_queries"] == {"total": 7, "rows": slow.head(3).to_dicts()}
+    assert data["suggested_indexes"] == {"total": 0, "rows": []}
+    assert data["reading"] == "It reads so." and data["events"]["total"] == 1
+    assert data["missing"] == {"suggested_indexes": "the key may not read them"}
+    assert data["series"] == today["series"]

@@ -35,39 +35,33 @@ _DESCRIPTION = (
 )
 
 
+# Its options: (flags, argparse's keywords).
+_OPTIONS = [
+    (("--output", "-o"), {"default": argparse.SUPPRESS, "metavar": "FORMAT",
+                          "help": "table only (no table: the server speaks MCP)"}),
+    (("--store",), {"metavar": "PATH", "help": "a measurement store (opsapi sync PATH fills "
+                    "it): headroom and histories read it (default: pulled from the API)"}),
+    (("--http",), {"metavar": "HOST:PORT", "help": "streamable HTTP at http://HOST:PORT/mcp "
+                   "instead of stdio; loopback only (127.0.0.1:PORT, [::1]:PORT; port 0 takes "
+                   "a free one, said on stderr)"}),
+    (("--allow-remote",), {"action": "store_true", "help": "let --http listen on another "
+                           "address; every request must then carry the bearer token in "
+                           "$OPSAPI_MCP_TOKEN"}),
+    (("--allow-writes",), {"action": "store_true", "help": "add acknowledge_alert (it asks "
+                           "the person through the client before it acts)"}),
+    (("--max-ack",), {"default": "P7D", "metavar": "DURATION", "help": "the longest "
+                      "acknowledgement acknowledge_alert sends (default P7D)"}),
+    (("--window",), {"default": "14d", "metavar": "DURATION",
+                     "help": "how far back headroom looks (default 14d)"}),
+    (("--granularity",), {"default": "PT1H", "metavar": "DURATION",
+                          "help": "the granularity headroom reads (default PT1H)"}),
+]  # fmt: skip
+
+
 def _arguments(p: argparse.ArgumentParser) -> None:
     common(p)
-    p.add_argument(
-        "--output", "-o", default=argparse.SUPPRESS, metavar="FORMAT", help="table only (no "
-        "table: the server speaks MCP)"
-    )  # fmt: skip
-    p.add_argument(
-        "--store", metavar="PATH",
-        help="a measurement store (opsapi sync PATH fills it): headroom and histories read it "
-        "(default: pulled from the API)",
-    )  # fmt: skip
-    p.add_argument(
-        "--http", metavar="HOST:PORT",
-        help="streamable HTTP at http://HOST:PORT/mcp instead of stdio; loopback only "
-        "(127.0.0.1:PORT, [::1]:PORT; port 0 takes a free one, said on stderr)",
-    )  # fmt: skip
-    p.add_argument(
-        "--allow-remote", action="store_true",
-        help="let --http listen on another address; every request must then carry the bearer "
-        "token in $OPSAPI_MCP_TOKEN",
-    )  # fmt: skip
-    p.add_argument(
-        "--allow-writes", action="store_true",
-        help="add acknowledge_alert (it asks the person through the client before it acts)",
-    )  # fmt: skip
-    p.add_argument(
-        "--max-ack", default="P7D", metavar="DURATION",
-        help="the longest acknowledgement acknowledge_alert sends (default P7D)",
-    )  # fmt: skip
-    p.add_argument("--window", default="14d", metavar="DURATION",
-                   help="how far back headroom looks (default 14d)")  # fmt: skip
-    p.add_argument("--granularity", default="PT1H", metavar="DURATION",
-                   help="the granularity headroom reads (default PT1H)")  # fmt: skip
+    for flags, options in _OPTIONS:
+        p.add_argument(*flags, **options)  # type: ignore[arg-type]
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:

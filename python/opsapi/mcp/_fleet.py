@@ -290,10 +290,12 @@ class Fleet:
         while not self._stop.is_set():
             snap = self.snapshot()
             if snap is not None and snap != done:
+                # Tried once per snapshot: a failure (the server down, a key refused) is said
+                # in one log line, and by the next question that needs it.
+                done = snap
                 try:
                     self.headroom(self.project_ids(None))
-                    done = snap
-                except Exception as e:  # the next question says it; the log, one line
+                except Exception as e:
                     log.warning("opsapi mcp: headroom in the background failed: %s",
                                 _safe(e))  # fmt: skip
             self._stop.wait(self.settings.refresh_seconds or 30.0)

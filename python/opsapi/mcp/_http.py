@@ -83,6 +83,10 @@ def serve_http(
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    # Listening before the address is said: a client that connects at once waits in the
+    # backlog until uvicorn accepts, rather than being refused (as it was, now and then, on
+    # a loaded machine while uvicorn started).
+    sock.listen(2048)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     config = uvicorn.Config(app, log_level="warning", lifespan="on")

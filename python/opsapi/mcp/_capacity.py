@@ -57,7 +57,13 @@ def what_runs_out_first(
     start = start_of(page_)
     hr = fleet.headroom(ids)
     names = {g: fleet.projects().get(g, g) for g in ids}
-    rows = capacity.deployment_rows(hr.frame, names)
+
+    def deployments() -> tuple[pl.DataFrame, dict[str, str]]:
+        summary = capacity.headroom_summary(hr.frame, names=names)
+        return (capacity.deployment_rows(hr.frame, names),
+                dict(zip(summary["deployment"], summary["summary"])))  # fmt: skip
+
+    rows, sentences = fleet.derived(hr, ("deployments", tuple(names.items())), deployments)
     if cluster is not None:
         rows = _in_cluster(rows, cluster)
     days = pl.col("days_left")
@@ -65,8 +71,6 @@ def what_runs_out_first(
         (days <= horizon_days) | (days.is_null() & pl.col("status").is_in(_FLAGGED[:2]))
     )
     missing = rows.filter(pl.col("status") == "missing")
-    summary = capacity.headroom_summary(hr.frame, names=names)
-    sentences = dict(zip(summary["deployment"], summary["summary"]))
     items = [_row(r, names) for r in findings.iter_rows(named=True)]
     where = f"cluster {cluster!r}" if cluster else f"{len(ids)} project(s)"
 
@@ -126,11 +130,16 @@ def oversized(fleet: Fleet, project: Optional[str], page_: Optional[str]) -> Cal
     start = start_of(page_)
     hr = fleet.headroom(ids)
     names = {g: fleet.projects().get(g, g) for g in ids}
-    big = capacity.oversized_deployments(hr.frame, names=names)
-    tiers = capacity.cluster_tiers(hr.frame, hr.clusters)
-    if tiers:
-        down = capacity.tier_down(hr.frame, tiers)
-        big = big.join(down.drop("binding"), on="scope", how="left", maintain_order="left")
+
+    def smaller() -> tuple[pl.DataFrame, dict[str, str]]:
+        big = capacity.oversized_deployments(hr.frame, names=names)
+        tiers = capacity.cluster_tiers(hr.frame, hr.clusters)
+        if tiers:
+            down = capacity.tier_down(hr.frame, tiers)
+            big = big.join(down.drop("binding"), on="scope", how="left", maintain_order="left")
+        return big, tiers
+
+    big, tiers = fleet.derived(hr, ("oversized", tuple(names.items())), smaller)
     items = [
         {"project": names.get(r["group_id"], r["group_id"]),
          **{k: v for k, v in r.items() if v is not None and k != "group_id"}}

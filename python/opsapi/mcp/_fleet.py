@@ -26,11 +26,11 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 import polars as pl
 from mcp.server.mcpserver.exceptions import ToolError
@@ -89,6 +89,8 @@ class Headroom(NamedTuple):
     hit: bool
     seconds: float
     computed_at: float
+    #: What it was kept under (what :meth:`Fleet.derived` keeps its derivations under).
+    key: Any = None
 
 
 class Fleet:
@@ -103,6 +105,7 @@ class Fleet:
         self._projects: Optional[tuple[float, dict[str, str]]] = None
         self._listed: dict[str, tuple[float, list[Any], list[Any]]] = {}
         self._headroom = Memo(keep=6)
+        self._derived = Memo(keep=24)
         self._alert_groups: dict[str, str] = {}
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
@@ -231,14 +234,20 @@ class Fleet:
         s = self.settings
         params = (tuple(ids), s.window, s.granularity, s.history)
         if self.store is None:
-            bucket = int(time.time() // s.pull_seconds)
-            got = self._headroom.get(("api", bucket, params), lambda: self._from_api(ids))
+            key: Any = ("api", int(time.time() // s.pull_seconds), params)
+            got = self._headroom.get(key, lambda: self._from_api(ids))
         else:
             hosts, clusters = self.listings(ids)
             key = ("store", self.snapshot(), _listings_key(hosts, clusters), params)
             got = self._headroom.get(key, lambda: self._from_store(ids, hosts, clusters))
         frame, as_of, source, clusters = got.value
-        return Headroom(frame, as_of, source, clusters, got.hit, got.seconds, got.at)
+        return Headroom(frame, as_of, source, clusters, got.hit, got.seconds, got.at, key)
+
+    def derived(self, hr: Headroom, what: Hashable, compute: Callable[[], Any]) -> Any:
+        """What ``compute`` derives from ``hr`` (a capacity function of headroom's frame:
+        its deployments' rows, their sentences), kept as long as ``hr`` is, under ``what``
+        (which names all else it reads: the project names)."""
+        return self._derived.get((hr.key, what), compute).value
 
     def _from_store(self, ids: Sequence[str], hosts: list[Any], clusters: list[Any]) -> Any:
         assert self.store is not None

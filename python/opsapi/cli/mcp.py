@@ -21,7 +21,7 @@ import argparse
 import os
 import sys
 from datetime import timedelta
-from typing import TextIO
+from typing import Optional, TextIO
 
 from ._base import EXIT_OK, EXIT_USAGE, Command, Failure, UsageError, client, common, text_only
 
@@ -98,6 +98,15 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         from .store import _store_at
 
         _store_at(args.store)
+    return serve(args, http, token, max_ack)
+
+
+def serve(
+    args: argparse.Namespace, http: Optional[tuple[str, int]], token: Optional[str],
+    max_ack: timedelta,
+) -> int:  # fmt: skip
+    """The server, once every option is checked: the SDK imported (or what to install said),
+    the client built as every command builds it, until the client leaves (stdio) or Ctrl-C."""
     try:
         from opsapi.mcp import _fleet, _server
     except ImportError as e:

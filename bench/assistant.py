@@ -131,7 +131,7 @@ def measure(hosts: int, repeat: int, work: Path) -> dict[str, Any]:
         alerts = [a for a in client.alerts.list_all(status="OPEN") if a.metric_name][:repeat]
         m["alerts"] = len(alerts)
         for a in alerts:  # the server's project of each, as list_alerts leaves it
-            fleet.remember_alerts([(a.group_id, a.id)])
+            fleet._remember_alerts([(a.group_id, a.id)])
         explain, context = [], []
         for a in alerts:
             context_t = time.perf_counter()

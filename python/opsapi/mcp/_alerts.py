@@ -62,13 +62,13 @@ def list_alerts(
 ) -> CallToolResult:
     start = start_of(page_)
     since_ = when(since, "since")
-    ids = fleet.project_ids(project)
-    after = at(since_, fleet.now())
+    ids = fleet._project_ids(project)
+    after = at(since_, fleet._now())
     listed = fleet.client.alerts.list_all(status=None if status == "ANY" else status, groups=ids)
     alerts = [a for a in listed if after is None or (a.created is not None and a.created >= after)]
     alerts.sort(key=lambda a: (a.created is not None, a.created), reverse=True)
-    fleet.remember_alerts([(a.group_id, a.id) for a in alerts if a.group_id and a.id])
-    names = fleet.projects()
+    fleet._remember_alerts([(a.group_id, a.id) for a in alerts if a.group_id and a.id])
+    names = fleet._names()
     items = [alert_fields(a, names) for a in alerts]
     where = f"project {project!r}" if project else f"{len(ids)} project(s)"
     what = "alerts" if status == "ANY" else f"{status} alerts"
@@ -103,10 +103,10 @@ _EVENT_COLUMNS = ("created", "event_type_name", "hostname", "port", "replica_set
 
 
 def explain_alert(fleet: Fleet, alert_id: str, project: Optional[str]) -> CallToolResult:
-    alert = fleet.alert(alert_id, project)
+    alert = fleet._alert(alert_id, project)
     ctx = fleet.client.alerts.context(alert)
     others = _others(fleet, alert, ctx)
-    names = fleet.projects()
+    names = fleet._names()
     sizes = [(120, 10, 10), (60, 5, 5), (24, 3, 3), (8, 0, 0)]
     return fit([functools.partial(explained, ctx, names, others, *s) for s in sizes])
 
@@ -229,13 +229,13 @@ def _rows(frame: pl.DataFrame, n: int, columns: tuple[str, ...] = ()) -> dict[st
 def alert_noise(
     fleet: Fleet, project: Optional[str], days: int, top: int, page_: Optional[str]
 ) -> CallToolResult:
-    ids = fleet.project_ids(project)
+    ids = fleet._project_ids(project)
     start = start_of(page_)
-    since = fleet.now() - timedelta(days=days)
+    since = fleet._now() - timedelta(days=days)
     alerts = fleet.client.alerts.list_all(groups=ids).to_polars()
     if alerts.height:
         alerts = alerts.filter(pl.col("created") >= since)
-    names = fleet.projects()
+    names = fleet._names()
     # When each alert was acknowledged: its project's acknowledgement events.
     frames = [f for f in (fleet.client.events.list(g).to_polars() for g in ids) if f.height]
     acks = None
@@ -318,11 +318,11 @@ def ack_until(fleet: Fleet, until: Optional[str], duration: Optional[str]) -> da
                             f"{most} (opsapi mcp --max-ack)")  # fmt: skip
         # To the minute, as the question says it (asked again on a retry, it must read the
         # same).
-        return (fleet.now() + d).replace(second=0, microsecond=0)
+        return (fleet._now() + d).replace(second=0, microsecond=0)
     end = when(until, "until")
     if not isinstance(end, datetime):
         raise ToolError(f"until: {until!r} is not an instant (2026-03-09T10:00:00Z)")
-    now = fleet.now()
+    now = fleet._now()
     if end <= now or end - now > most:
         raise ToolError(f"until: {until} is not between now ({now:%Y-%m-%dT%H:%M:%SZ}) and the "
                         f"server's limit, {most} from now (opsapi mcp --max-ack)")  # fmt: skip
@@ -333,8 +333,8 @@ def ask_to_acknowledge(
     fleet: Fleet, alert_id: str, project: Optional[str], end: datetime, comment: str
 ) -> tuple[Any, str]:
     """The alert, and what the person is asked before it is acknowledged."""
-    alert = fleet.alert(alert_id, project)
-    names = fleet.projects()
+    alert = fleet._alert(alert_id, project)
+    names = fleet._names()
     what = alert.event_type_name or "alert"
     if alert.metric_name:
         what += f" {alert.metric_name}"
@@ -345,7 +345,7 @@ def ask_to_acknowledge(
         f"{end:%Y-%m-%d %H:%M} UTC, with the comment {comment!r}? Its notifications stop "
         "until then."
     )
-    now = fleet.now()
+    now = fleet._now()
     if alert.acknowledged_until is not None and alert.acknowledged_until > now:
         by = f" by {alert.acknowledging_username}" if alert.acknowledging_username else ""
         sooner = "sooner" if end < alert.acknowledged_until else "later"
@@ -359,7 +359,7 @@ def acknowledge(fleet: Fleet, alert: Any, end: datetime, comment: str) -> CallTo
     done = fleet.client.alerts.acknowledge(alert.group_id, alert.id, until=end, comment=comment)
     said = (f"Acknowledged alert {done.id} until {done.acknowledged_until:%Y-%m-%d %H:%M} UTC; "
             "this is the API's record of it now.")  # fmt: skip
-    return answer(said, {"acknowledged": True, "alert": alert_fields(done, fleet.projects())})
+    return answer(said, {"acknowledged": True, "alert": alert_fields(done, fleet._names())})
 
 
 def not_acknowledged(action: str) -> CallToolResult:

@@ -53,17 +53,17 @@ def what_runs_out_first(
     top: int,
     page_: Optional[str],
 ) -> CallToolResult:
-    ids = fleet.project_ids(project)
+    ids = fleet._project_ids(project)
     start = start_of(page_)
     hr = fleet.headroom(ids)
-    names = {g: fleet.projects().get(g, g) for g in ids}
+    names = {g: fleet._names().get(g, g) for g in ids}
 
     def deployments() -> tuple[pl.DataFrame, dict[str, str]]:
         summary = capacity.headroom_summary(hr.frame, names=names)
         return (capacity.deployment_rows(hr.frame, names),
                 dict(zip(summary["deployment"], summary["summary"])))  # fmt: skip
 
-    rows, sentences = fleet.derived(hr, ("deployments", tuple(names.items())), deployments)
+    rows, sentences = fleet._derived(hr, ("deployments", tuple(names.items())), deployments)
     if cluster is not None:
         rows = _in_cluster(rows, cluster)
     days = pl.col("days_left")
@@ -126,10 +126,10 @@ def _in_cluster(rows: pl.DataFrame, cluster: str) -> pl.DataFrame:
 
 
 def oversized(fleet: Fleet, project: Optional[str], page_: Optional[str]) -> CallToolResult:
-    ids = fleet.project_ids(project)
+    ids = fleet._project_ids(project)
     start = start_of(page_)
     hr = fleet.headroom(ids)
-    names = {g: fleet.projects().get(g, g) for g in ids}
+    names = {g: fleet._names().get(g, g) for g in ids}
 
     def smaller() -> tuple[pl.DataFrame, dict[str, str]]:
         big = capacity.oversized_deployments(hr.frame, names=names)
@@ -139,7 +139,7 @@ def oversized(fleet: Fleet, project: Optional[str], page_: Optional[str]) -> Cal
             big = big.join(down.drop("binding"), on="scope", how="left", maintain_order="left")
         return big, tiers
 
-    big, tiers = fleet.derived(hr, ("oversized", tuple(names.items())), smaller)
+    big, tiers = fleet._derived(hr, ("oversized", tuple(names.items())), smaller)
     items = [
         {"project": names.get(r["group_id"], r["group_id"]),
          **{k: v for k, v in r.items() if v is not None and k != "group_id"}}
@@ -174,7 +174,7 @@ def store_status(fleet: Fleet, check: bool) -> CallToolResult:
         return answer(
             "No measurement store: this server reads measurements from the API (opsapi mcp "
             "--store PATH reads a store that `opsapi sync PATH` fills).",
-            {"store": None, "cache": fleet.cached()},
+            {"store": None, "cache": fleet._cached()},
             untrusted=False,
         )
     from opsapi.cli.store import _info_rows
@@ -184,7 +184,7 @@ def store_status(fleet: Fleet, check: bool) -> CallToolResult:
         t0 = time.perf_counter()
         result = store.check()
         fleet.last_check = {
-            "at": fleet.now(),
+            "at": fleet._now(),
             "ok": result.ok,
             "files": result.files,
             "bytes": result.bytes,
@@ -194,7 +194,7 @@ def store_status(fleet: Fleet, check: bool) -> CallToolResult:
         }
     rows = _info_rows(store)
     targets = store.targets()
-    now = fleet.now()
+    now = fleet._now()
     last = max((r["last"] for r in rows if r["last"] is not None), default=None)
     synced = max((r["last_sync"] for r in rows if r["last_sync"] is not None), default=None)
     lost: dict[str, int] = {
@@ -212,7 +212,7 @@ def store_status(fleet: Fleet, check: bool) -> CallToolResult:
         "targets_no_longer_seen": int((~targets["seen"]).sum()) if targets.height else 0,
         **lost,
         "last_check": fleet.last_check,
-        "headroom_cache": fleet.cached(),
+        "headroom_cache": fleet._cached(),
     }
     said = (
         "The measurement store: what it holds per kind and granularity, how far behind the "
@@ -250,14 +250,14 @@ def resource_history(
     max_points: int,
 ) -> CallToolResult:
     since_, until_ = when(since or "P7D", "since"), when(until, "until")
-    now = fleet.now()
+    now = fleet._now()
     start, end = at(since_, now), at(until_, now) or now
     assert start is not None
     if start >= end:
         raise ToolError(f"since: {since!r} is not before until ({until or 'now'})")
     name, _, part = target.partition("/")
-    ids = fleet.project_ids(None)
-    host = fleet.host(name, ids)
+    ids = fleet._project_ids(None)
+    host = fleet._host(name, ids)
     kind = _kind(metric)
     frame, source = _from_store(fleet, host, kind, metric, part or None, start, end)
     if frame is None:

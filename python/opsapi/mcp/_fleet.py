@@ -89,23 +89,24 @@ class Headroom(NamedTuple):
     hit: bool
     seconds: float
     computed_at: float
-    #: What it was kept under (what :meth:`Fleet.derived` keeps its derivations under).
+    #: What it was kept under (what :meth:`Fleet._derived` keeps its derivations under).
     key: Any = None
 
 
 class Fleet:
     """The client, the store and the caches the tools share (thread-safe: the SDK runs each
-    tool call on a worker thread)."""
+    tool call on a worker thread): what :func:`~opsapi.mcp.build_server` serves. Its methods
+    with a leading underscore are the tools' (``_capacity.py``, ``_alerts.py``)."""
 
     def __init__(self, client: Any, settings: Settings) -> None:
         self.client = client
         self.settings = settings
         self.store = opsapi.Store(settings.store) if settings.store else None
         self._lock = threading.Lock()
-        self._projects: Optional[tuple[float, dict[str, str]]] = None
+        self._names_listed: Optional[tuple[float, dict[str, str]]] = None
         self._listed: dict[str, tuple[float, list[Any], list[Any]]] = {}
         self._headroom = Memo(keep=6)
-        self._derived = Memo(keep=24)
+        self._derivations = Memo(keep=24)
         self._alert_groups: dict[str, str] = {}
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
@@ -113,30 +114,30 @@ class Fleet:
 
     # ---- clocks and projects ---------------------------------------------------------------
 
-    def now(self) -> datetime:
+    def _now(self) -> datetime:
         """The API server's clock, as its answers' ``Date`` show it (else this machine's), to
         the minute: the client moves it on by this machine's clock between answers, and a
         result that names "now" reads the same through the minute (a question asked again,
         the guide's transcript)."""
-        if self._projects is None:
-            self.projects()  # the client learns the server's clock from an answer
+        if self._names_listed is None:
+            self._names()  # the client learns the server's clock from an answer
         now: datetime = self.client.server_time
         return now.replace(second=0, microsecond=0)
 
-    def projects(self) -> dict[str, str]:
+    def _names(self) -> dict[str, str]:
         """Every project the key can see: id -> name."""
         with self._lock:
-            got = self._projects
+            got = self._names_listed
         if got is None or time.monotonic() - got[0] > self.settings.listing_seconds:
             names = {g.id: g.name or g.id for g in self.client.groups.list()}
             got = (time.monotonic(), names)
             with self._lock:
-                self._projects = got
+                self._names_listed = got
         return got[1]
 
-    def project_ids(self, project: Optional[str]) -> list[str]:
+    def _project_ids(self, project: Optional[str]) -> list[str]:
         """The projects a tool's ``project`` names (a name, any case, or an id), or all."""
-        names = self.projects()
+        names = self._names()
         if project is None:
             return list(names)
         if project in names:
@@ -152,7 +153,7 @@ class Fleet:
         raise ToolError(f"project: no project is named {project!r} or has that id; the key "
                         f"sees: {known}")  # fmt: skip
 
-    def listings(self, ids: Sequence[str]) -> tuple[list[Any], list[Any]]:
+    def _listings(self, ids: Sequence[str]) -> tuple[list[Any], list[Any]]:
         """The hosts and clusters of the projects ``ids`` (each project's listed again when
         older than :attr:`Settings.listing_seconds`), fetched concurrently."""
         now = time.monotonic()
@@ -174,10 +175,10 @@ class Fleet:
             listed = [self._listed[g] for g in ids]
         return [h for _, hs, _ in listed for h in hs], [c for _, _, cs in listed for c in cs]
 
-    def host(self, target: str, ids: Sequence[str]) -> Any:
+    def _host(self, target: str, ids: Sequence[str]) -> Any:
         """The host ``target`` names: its id, ``hostname:port`` or its host name alone (when
         one host has it)."""
-        hosts, _ = self.listings(ids)
+        hosts, _ = self._listings(ids)
         t = target.lower()
         exact = [h for h in hosts if (h.id or "").lower() == t or _member(h).lower() == t]
         named = exact or [h for h in hosts if (h.hostname or "").lower() == t]
@@ -191,31 +192,31 @@ class Fleet:
 
     # ---- alerts' projects ------------------------------------------------------------------
 
-    def remember_alerts(self, pairs: Sequence[tuple[str, str]]) -> None:
+    def _remember_alerts(self, pairs: Sequence[tuple[str, str]]) -> None:
         """The projects of alerts a result showed ((group id, alert id) pairs), so that
         ``explain_alert`` and ``acknowledge_alert`` need no ``project`` for them."""
         with self._lock:
             self._alert_groups.update({a: g for g, a in pairs})
 
-    def alert(self, alert_id: str, project: Optional[str]) -> Any:
+    def _alert(self, alert_id: str, project: Optional[str]) -> Any:
         """The project alert ``alert_id``: in ``project``, else in the project a result showed
         it in, else looked for in each project the key sees (one request each)."""
         with self._lock:
             known = self._alert_groups.get(alert_id)
-        ids = self.project_ids(project) if project else ([known] if known else None)
-        for g in ids or self.project_ids(None):
+        ids = self._project_ids(project) if project else ([known] if known else None)
+        for g in ids or self._project_ids(None):
             try:
                 alert = self.client.alerts.get(g, alert_id)
             except opsapi.NotFoundError:
                 continue
-            self.remember_alerts([(g, alert_id)])
+            self._remember_alerts([(g, alert_id)])
             return alert
         where = f"project {project!r}" if project else "any project the key sees"
         raise ToolError(f"alert_id: no alert {alert_id} in {where}; list_alerts lists them")
 
     # ---- headroom --------------------------------------------------------------------------
 
-    def snapshot(self) -> Optional[tuple[int, int, int]]:
+    def _snapshot(self) -> Optional[tuple[int, int, int]]:
         """What names the store's snapshot: its manifest file, which each sync replaces
         whole (a new file: a new inode, size and time). None without a store or before its
         first sync."""
@@ -229,7 +230,13 @@ class Fleet:
 
     def headroom(self, ids: Sequence[str]) -> Headroom:
         """Headroom of the projects ``ids``: from the cache when nothing it rests on changed,
-        else computed now (a caller asking while another computes it waits for that)."""
+        else computed now (a caller asking while another computes it waits for that).
+
+        >>> fleet = Fleet(client, Settings(window="2d"))
+        >>> first, again = fleet.headroom(sim.group_ids), fleet.headroom(sim.group_ids)
+        >>> first.hit, again.hit, again.frame is first.frame, first.source
+        (False, True, True, 'the API')
+        """
         ids = sorted(ids)
         s = self.settings
         params = (tuple(ids), s.window, s.granularity, s.history)
@@ -237,17 +244,17 @@ class Fleet:
             key: Any = ("api", int(time.time() // s.pull_seconds), params)
             got = self._headroom.get(key, lambda: self._from_api(ids))
         else:
-            hosts, clusters = self.listings(ids)
-            key = ("store", self.snapshot(), _listings_key(hosts, clusters), params)
+            hosts, clusters = self._listings(ids)
+            key = ("store", self._snapshot(), _listings_key(hosts, clusters), params)
             got = self._headroom.get(key, lambda: self._from_store(ids, hosts, clusters))
         frame, as_of, source, clusters = got.value
         return Headroom(frame, as_of, source, clusters, got.hit, got.seconds, got.at, key)
 
-    def derived(self, hr: Headroom, what: Hashable, compute: Callable[[], Any]) -> Any:
+    def _derived(self, hr: Headroom, what: Hashable, compute: Callable[[], Any]) -> Any:
         """What ``compute`` derives from ``hr`` (a capacity function of headroom's frame:
         its deployments' rows, their sentences), kept as long as ``hr`` is, under ``what``
         (which names all else it reads: the project names)."""
-        return self._derived.get((hr.key, what), compute).value
+        return self._derivations.get((hr.key, what), compute).value
 
     def _from_store(self, ids: Sequence[str], hosts: list[Any], clusters: list[Any]) -> Any:
         assert self.store is not None
@@ -274,7 +281,7 @@ class Fleet:
         h = capacity.headroom(*inputs, window=s.window, clusters=inputs.clusters)
         return h, _newest(inputs.host_frame, inputs.disk_frame), "the API", inputs.clusters
 
-    def cached(self) -> list[dict[str, Any]]:
+    def _cached(self) -> list[dict[str, Any]]:
         """What the headroom cache holds now (for ``store_status``)."""
         out = []
         for key, got in self._headroom.items():
@@ -288,7 +295,12 @@ class Fleet:
 
     def start(self) -> None:
         """With a store: compute headroom of every project now, in the background, and again
-        after each sync (what changes the store's snapshot)."""
+        after each sync (what changes the store's snapshot); without one, nothing (a pull is
+        made when a question needs it). :meth:`close` stops it.
+
+        >>> fleet = Fleet(client, Settings())
+        >>> fleet.start(); fleet.close()  # no store: no thread
+        """
         if self.store is None or self.settings.refresh_seconds is None or self._thread:
             return
         self._thread = threading.Thread(target=self._refresh, name="opsapi-mcp-warm", daemon=True)
@@ -297,19 +309,24 @@ class Fleet:
     def _refresh(self) -> None:
         done: Any = object()
         while not self._stop.is_set():
-            snap = self.snapshot()
+            snap = self._snapshot()
             if snap is not None and snap != done:
                 # Tried once per snapshot: a failure (the server down, a key refused) is said
                 # in one log line, and by the next question that needs it.
                 done = snap
                 try:
-                    self.headroom(self.project_ids(None))
+                    self.headroom(self._project_ids(None))
                 except Exception as e:
                     log.warning("opsapi mcp: headroom in the background failed: %s",
                                 _safe(e))  # fmt: skip
             self._stop.wait(self.settings.refresh_seconds or 30.0)
 
     def close(self) -> None:
+        """Stops what :meth:`start` started (it finishes the headroom it is computing, or is
+        left behind after 5 s: it is a daemon thread).
+
+        >>> Fleet(client, Settings(store="fleet-store")).close()
+        """
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)

@@ -229,8 +229,8 @@ def _rows(frame: pl.DataFrame, n: int, columns: tuple[str, ...] = ()) -> dict[st
 def alert_noise(
     fleet: Fleet, project: Optional[str], days: int, top: int, page_: Optional[str]
 ) -> CallToolResult:
-    ids = fleet._project_ids(project)
     start = start_of(page_)
+    ids = fleet._project_ids(project)
     since = fleet._now() - timedelta(days=days)
     alerts = fleet.client.alerts.list_all(groups=ids).to_polars()
     if alerts.height:

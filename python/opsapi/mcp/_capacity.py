@@ -45,6 +45,16 @@ def _computed(hr: Headroom) -> dict[str, Any]:
     return {"source": hr.source, "cached": hr.hit}
 
 
+def _headroom_of(
+    fleet: Fleet, project: Optional[str], page_: Optional[str]
+) -> tuple[list[str], int, Headroom, dict[str, str]]:
+    """The projects a tool names, where its page starts (both checked first), their headroom
+    and their names."""
+    start = start_of(page_)
+    ids = fleet._project_ids(project)
+    return ids, start, fleet.headroom(ids), {g: fleet._names().get(g, g) for g in ids}
+
+
 def what_runs_out_first(
     fleet: Fleet,
     project: Optional[str],
@@ -53,10 +63,7 @@ def what_runs_out_first(
     top: int,
     page_: Optional[str],
 ) -> CallToolResult:
-    ids = fleet._project_ids(project)
-    start = start_of(page_)
-    hr = fleet.headroom(ids)
-    names = {g: fleet._names().get(g, g) for g in ids}
+    ids, start, hr, names = _headroom_of(fleet, project, page_)
 
     def deployments() -> tuple[pl.DataFrame, dict[str, str]]:
         summary = capacity.headroom_summary(hr.frame, names=names)
@@ -126,10 +133,7 @@ def _in_cluster(rows: pl.DataFrame, cluster: str) -> pl.DataFrame:
 
 
 def oversized(fleet: Fleet, project: Optional[str], page_: Optional[str]) -> CallToolResult:
-    ids = fleet._project_ids(project)
-    start = start_of(page_)
-    hr = fleet.headroom(ids)
-    names = {g: fleet._names().get(g, g) for g in ids}
+    ids, start, hr, names = _headroom_of(fleet, project, page_)
 
     def smaller() -> tuple[pl.DataFrame, dict[str, str]]:
         big = capacity.oversized_deployments(hr.frame, names=names)

@@ -423,3 +423,59 @@ def test_explained_shows_the_later_parts_of_a_context_as_it_has_them(sim) -> Non
     assert data["reading"] == "It reads so." and data["events"]["total"] == 1
     assert data["missing"] == {"suggested_indexes": "the key may not read them"}
     assert data["series"] == today["series"]
+
+
+@pytest.fixture(scope="module")
+def atlas(fixed_now):
+    from opsapi.testing import Simulator
+
+    with Simulator(seed=0, now=fixed_now, flavour="atlas") as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def atlas_server(atlas):
+    fleet = Fleet(atlas.client(max_retries=0), Settings(refresh_seconds=None))
+    yield build_server(fleet)
+    fleet.close()
+
+
+ATLAS_CALLS = [
+    ("what_runs_out_first", {"top": 5}),
+    ("oversized", {}),
+    ("list_alerts", {"limit": 5}),
+    ("alert_noise", {"top": 3}),
+    ("store_status", {}),
+]
+
+
+@pytest.mark.parametrize("name, args", ATLAS_CALLS, ids=[c[0] for c in ATLAS_CALLS])
+async def test_on_atlas(atlas_server, name, args) -> None:
+    """The same tools on Atlas (without a store: pulled from its API): each answers, and every
+    request they sent is one Atlas's OpenAPI specification allows (conftest checks it)."""
+    result = await call(atlas_server, name, args)
+    said, data = read(result)
+    assert not result.is_error, said
+    if name == "what_runs_out_first":
+        assert data["findings"] and data["headroom"]["source"] == "the API"
+        assert all(":" in f["member"] for f in data["findings"])  # processes: hostname:port
+
+
+async def test_on_atlas_an_alert_and_its_host(atlas, atlas_server) -> None:
+    """explain_alert says what the alert context says (on this Atlas simulator its alerts name
+    their host by an Ops Manager host id, which the context does not find among the
+    processes: its note says so, and so does the tool); the alert's process by its
+    hostname:port has its history."""
+    said, data = read(await call(atlas_server, "list_alerts", {"status": "ANY", "limit": 100}))
+    alert = next(a for a in data["alerts"] if a.get("metric_name") == "CONNECTIONS")
+    said, explained = read(await call(atlas_server, "explain_alert", {"alert_id": alert["id"]}))
+    client = atlas.client()
+    group = next(g for g, n in ((g.id, g.name) for g in client.groups.list())
+                 if n == alert["project"])  # fmt: skip
+    ctx = client.alerts.context(client.alerts.get(group, alert["id"]))
+    assert explained["alert"]["id"] == alert["id"]
+    assert explained.get("note") == ctx.note and len(explained["series"]) == len(
+        {m.host_id for m in ctx.measurements})  # fmt: skip
+    said, history = read(await call(atlas_server, "resource_history", {
+        "target": alert["host"], "metric": "CONNECTIONS", "since": "P1D"}))  # fmt: skip
+    assert history["source"] == "the API (PT1M)" and history["series"], said

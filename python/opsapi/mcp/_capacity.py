@@ -161,7 +161,7 @@ def oversized(fleet: Fleet, project: Optional[str], page_: Optional[str]) -> Cal
         )
         said += (
             "; on Atlas, tier_down and fits say whether one tier down leaves room."
-            if tiers
+            if tiers and items
             else "."
         )
         if next_page:

@@ -55,11 +55,16 @@ def _writes(sim):
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_yes_acknowledges_and_the_result_is_the_apis_record(own_sim, fixed_now, mode):
+    """The assistant listed the alerts first (as the tool's description says): the question
+    names the alert as that listing showed it, and its end by the server's clock."""
     alert = _open_alert(own_sim)
+    server = _server(own_sim)
+    said, listed = read(await call(server, "list_alerts", {"limit": 100}))
+    assert alert.id in {a["id"] for a in listed["alerts"]}, said
     asked: list[str] = []
     own_sim.clear_requests()
     result = await call(
-        _server(own_sim), "acknowledge_alert",
+        server, "acknowledge_alert",
         {"alert_id": alert.id, "duration": "PT4H", "comment": "disk resize tonight"},
         elicitation_callback=_answering("accept", asked=asked), mode=mode,
     )  # fmt: skip
@@ -68,8 +73,12 @@ async def test_a_yes_acknowledges_and_the_result_is_the_apis_record(own_sim, fix
     until = fixed_now + timedelta(hours=4)
     assert data["alert"]["acknowledged_until"] == until.strftime("%Y-%m-%dT%H:%M:%SZ")
     assert data["alert"]["acknowledgement_comment"] == "disk resize tonight"
+    # After the yes: the alert read in its project, then one PATCH.
+    assert [(r["method"], r["path"]) for r in own_sim.requests() if r["authorized"]] == [
+        ("GET", f"/api/public/v1.0/groups/{alert.group_id}/alerts/{alert.id}"),
+        ("PATCH", f"/api/public/v1.0/groups/{alert.group_id}/alerts/{alert.id}"),
+    ]
     [patch] = _writes(own_sim)
-    assert patch["method"] == "PATCH" and patch["path"].endswith(f"/alerts/{alert.id}")
     assert b'"acknowledgementComment":"disk resize tonight"' in patch["body"]
     world = {a["id"]: a for a in own_sim.world()["project_alerts"]}[alert.id]
     assert world["acknowledgement_comment"] == "disk resize tonight"
@@ -80,22 +89,46 @@ async def test_a_yes_acknowledges_and_the_result_is_the_apis_record(own_sim, fix
         assert said_part in message, message
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("action, yes", [("decline", True), ("cancel", True), ("accept", False)])
-async def test_no_yes_sends_no_write(own_sim, mode, action, yes) -> None:
+async def test_an_alert_no_result_showed_is_asked_about_by_its_id(own_sim, fixed_now) -> None:
+    """Asked straight away, with no earlier call: the question says the id and the length
+    (counted from the yes: the server's clock is not known yet, and nothing is asked to learn
+    it), and the end is the server's clock at the yes plus the duration."""
     alert = _open_alert(own_sim)
+    asked: list[str] = []
+    own_sim.clear_requests()
+    said, data = read(await call(
+        _server(own_sim), "acknowledge_alert",
+        {"alert_id": alert.id, "duration": "P1DT2H", "comment": "noise"},
+        elicitation_callback=_answering("accept", asked=asked),
+    ))  # fmt: skip
+    assert data["acknowledged"] is True, said
+    assert asked == [f"Acknowledge alert {alert.id} for 1 day 2 hours from your yes, with the "
+                     "comment 'noise'? Its notifications stop until then."]  # fmt: skip
+    until = fixed_now + timedelta(days=1, hours=2)
+    assert data["alert"]["acknowledged_until"] == until.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("listed", [False, True])
+@pytest.mark.parametrize("action, yes", [("decline", True), ("cancel", True), ("accept", False)])
+async def test_no_yes_sends_no_request(own_sim, mode, listed, action, yes) -> None:
+    """Whether or not a listing showed the alert first, a no sends nothing at all: the
+    question is built from what earlier answers showed."""
+    alert = _open_alert(own_sim)
+    server = _server(own_sim)
+    if listed:
+        read(await call(server, "list_alerts", {"limit": 100}))
     before = own_sim.world()
     own_sim.clear_requests()
     result = await call(
-        _server(own_sim), "acknowledge_alert",
-        {"alert_id": alert.id, "duration": "P1D", "comment": "noise"},
+        server, "acknowledge_alert",
+        {"alert_id": alert.id, "until": "2026-03-03T09:00:00Z", "comment": "noise"},
         elicitation_callback=_answering(action, yes), mode=mode,
     )  # fmt: skip
     said, data = read(result)
     assert data == {"acknowledged": False, "answer": action}
     assert "nothing was sent" in said
-    # The alert was read (to tell the person what they were asked about); nothing written.
-    assert _writes(own_sim) == [] and own_sim.world() == before
+    assert own_sim.requests() == [] and own_sim.world() == before
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -109,32 +142,52 @@ async def test_a_client_that_cannot_ask_is_refused_before_any_request(own_sim, m
     assert own_sim.requests() == []
 
 
-# (arguments, settings, the names the error starts with, whether it needs the server's clock)
+# (arguments, settings, the names the error starts with)
 LIMITS = [
-    ({"duration": "P8D"}, {}, "duration", False),
-    ({"duration": "P2D"}, {"max_ack": timedelta(days=1)}, "duration", False),
-    ({"duration": "soon"}, {}, "duration", False),
-    ({"until": "2026-03-03T10:00:00"}, {}, "until", False),
-    ({}, {}, "until, duration", False),
-    ({"until": "2026-03-03T10:00:00Z", "duration": "PT1H"}, {}, "until, duration", False),
-    ({"until": "2026-03-12T10:00:00Z"}, {}, "until", True),
-    ({"until": "2026-03-01T10:00:00Z"}, {}, "until", True),
+    ({"duration": "P8D"}, {}, "duration"),
+    ({"duration": "P2D"}, {"max_ack": timedelta(days=1)}, "duration"),
+    ({"duration": "soon"}, {}, "duration"),
+    ({"until": "2026-03-03T10:00:00"}, {}, "until"),
+    ({}, {}, "until, duration"),
+    ({"until": "2026-03-03T10:00:00Z", "duration": "PT1H"}, {}, "until, duration"),
 ]
+# An instant out of range by the server's clock: refused before the question where an
+# earlier answer showed that clock, else after the yes, before the PATCH.
+LATE = [{"until": "2026-03-12T10:00:00Z"}, {"until": "2026-03-01T10:00:00Z"}]
 
 
-@pytest.mark.parametrize("when, settings, named, clock", LIMITS)
-async def test_the_length_is_checked_before_the_alert_is_read(own_sim, when, settings, named,
-                                                               clock) -> None:  # fmt: skip
-    """Nothing is asked of the alert, let alone written: the forms are checked before any
-    request, an instant against the server's clock (the projects' listing brings it)."""
+@pytest.mark.parametrize("when, settings, named", LIMITS)
+async def test_the_length_is_checked_before_any_request(own_sim, when, settings, named) -> None:
+    """Nothing is asked of the person or the API: the forms and the limit come first."""
     alert = _open_alert(own_sim)
     own_sim.clear_requests()
+    asked: list[str] = []
     result = await call(_server(own_sim, **settings), "acknowledge_alert",
                         {"alert_id": alert.id, "comment": "x", **when},
-                        elicitation_callback=_answering("accept"))  # fmt: skip
+                        elicitation_callback=_answering("accept", asked=asked))  # fmt: skip
     assert result.is_error and f"{named}: " in result.content[0].text, result.content[0].text
-    asked = [(r["method"], r["path"]) for r in own_sim.requests() if r["authorized"]]
-    assert asked == ([("GET", "/api/public/v1.0/groups")] if clock else [])
+    assert own_sim.requests() == [] and asked == []
+
+
+@pytest.mark.parametrize("when", LATE)
+async def test_an_instant_out_of_range_by_the_servers_clock_is_never_sent(own_sim, when):
+    alert = _open_alert(own_sim)
+    # The server's clock unknown: asked, then refused after the yes, with no write.
+    asked: list[str] = []
+    own_sim.clear_requests()
+    server = _server(own_sim)
+    result = await call(server, "acknowledge_alert", {"alert_id": alert.id, "comment": "x", **when},
+                        elicitation_callback=_answering("accept", asked=asked))  # fmt: skip
+    assert result.is_error and "until: " in result.content[0].text, result.content[0].text
+    assert "nothing was sent" in result.content[0].text and len(asked) == 1
+    assert _writes(own_sim) == []
+    # Known from an earlier answer (that call's): refused before the question, no request.
+    asked.clear()
+    own_sim.clear_requests()
+    result = await call(server, "acknowledge_alert", {"alert_id": alert.id, "comment": "x", **when},
+                        elicitation_callback=_answering("accept", asked=asked))  # fmt: skip
+    assert result.is_error and "until: " in result.content[0].text, result.content[0].text
+    assert own_sim.requests() == [] and asked == []
 
 
 # ---- no secret anywhere --------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 from datetime import datetime, timedelta
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import polars as pl
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,8 +19,8 @@ from ._fleet import Fleet
 from ._results import answer, at, fit, page, start_of, when
 from ._series import summarise
 
-__all__ = ["acknowledge", "alert_noise", "ask_to_acknowledge", "explain_alert", "explained",
-           "list_alerts"]  # fmt: skip
+__all__ = ["Length", "ack_length", "acknowledge", "alert_noise", "ask_to_acknowledge",
+           "explain_alert", "explained", "list_alerts"]  # fmt: skip
 
 #: The alert statuses ``list_alerts`` takes (``ANY``: every status).
 STATUSES = ("OPEN", "TRACKING", "CLOSED", "CANCELLED", "ANY")
@@ -67,7 +67,7 @@ def list_alerts(
     listed = fleet.client.alerts.list_all(status=None if status == "ANY" else status, groups=ids)
     alerts = [a for a in listed if after is None or (a.created is not None and a.created >= after)]
     alerts.sort(key=lambda a: (a.created is not None, a.created), reverse=True)
-    fleet._remember_alerts([(a.group_id, a.id) for a in alerts if a.group_id and a.id])
+    fleet._remember_alerts(alerts)
     names = fleet._names()
     items = [alert_fields(a, names) for a in alerts]
     where = f"project {project!r}" if project else f"{len(ids)} project(s)"
@@ -301,10 +301,43 @@ def alert_noise(
 # ---- acknowledge_alert -----------------------------------------------------------------------
 
 
-def ack_until(fleet: Fleet, until: Optional[str], duration: Optional[str]) -> datetime:
-    """When the acknowledgement ends: exactly one of ``until`` and ``duration``, in the
-    future and at most :attr:`Settings.max_ack` away. The forms are checked before any
-    request; the range against the API server's clock (which its first answer gives)."""
+class Length(NamedTuple):
+    """How long an acknowledgement asked for lasts: until an instant, or for a duration
+    (its end then counted from the API server's clock once the person said yes)."""
+
+    until: Optional[datetime]
+    duration: Optional[timedelta]
+
+    def end(self, now: datetime) -> datetime:
+        """The end, ``now`` being the API server's clock (to the minute)."""
+        if self.until is not None:
+            return self.until
+        assert self.duration is not None
+        return now + self.duration
+
+    def said(self, now: Optional[datetime]) -> str:
+        """The length as the question says it: an end where the server's clock is known."""
+        if self.until is not None:
+            return f"until {self.until:%Y-%m-%d %H:%M} UTC"
+        if now is not None:
+            return f"until {self.end(now):%Y-%m-%d %H:%M} UTC"
+        return f"for {_duration_words(self.duration)} from your yes"
+
+
+def _duration_words(d: Optional[timedelta]) -> str:
+    minutes = int((d or timedelta(0)).total_seconds() // 60)
+    days, minutes = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(minutes, 60)
+    parts = [f"{n} {w}{'s' if n != 1 else ''}"
+             for n, w in ((days, "day"), (hours, "hour"), (minutes, "minute")) if n]  # fmt: skip
+    return " ".join(parts) or "less than a minute"
+
+
+def ack_length(fleet: Fleet, until: Optional[str], duration: Optional[str]) -> Length:
+    """How long the acknowledgement lasts: exactly one of ``until`` and ``duration``, in the
+    future and at most :attr:`Settings.max_ack` away. Checked without any request: an instant
+    against the API server's clock where an answer has shown it already (else once the person
+    said yes: :func:`ack_end`)."""
     if (until is None) == (duration is None):
         raise ToolError("until, duration: give exactly one (until: an ISO 8601 instant; "
                         "duration: P1D, 4h)")  # fmt: skip
@@ -318,45 +351,64 @@ def ack_until(fleet: Fleet, until: Optional[str], duration: Optional[str]) -> da
                             f"{most} (opsapi mcp --max-ack)")  # fmt: skip
         # To the minute, as the question says it (asked again on a retry, it must read the
         # same).
-        return (fleet._now() + d).replace(second=0, microsecond=0)
+        return Length(None, timedelta(minutes=int(d.total_seconds() // 60)) or d)
     end = when(until, "until")
     if not isinstance(end, datetime):
         raise ToolError(f"until: {until!r} is not an instant (2026-03-09T10:00:00Z)")
-    now = fleet._now()
+    length = Length(end, None)
+    now = fleet._known_now()
+    if now is not None:
+        _in_range(fleet, length, now)
+    return length
+
+
+def _in_range(fleet: Fleet, length: Length, now: datetime) -> datetime:
+    """The acknowledgement's end, checked against the server's clock ``now``."""
+    end = length.end(now)
+    most = fleet.settings.max_ack
     if end <= now or end - now > most:
-        raise ToolError(f"until: {until} is not between now ({now:%Y-%m-%dT%H:%M:%SZ}) and the "
-                        f"server's limit, {most} from now (opsapi mcp --max-ack)")  # fmt: skip
+        raise ToolError(f"until: {end:%Y-%m-%dT%H:%M:%SZ} is not between now "
+                        f"({now:%Y-%m-%dT%H:%M:%SZ}) and the server's limit, {most} from now "
+                        "(opsapi mcp --max-ack); nothing was sent")  # fmt: skip
     return end
 
 
-def ask_to_acknowledge(
-    fleet: Fleet, alert_id: str, project: Optional[str], end: datetime, comment: str
-) -> tuple[Any, str]:
-    """The alert, and what the person is asked before it is acknowledged."""
-    alert = fleet._alert(alert_id, project)
-    names = fleet._names()
+def ask_to_acknowledge(fleet: Fleet, alert_id: str, length: Length, comment: str) -> str:
+    """What the person is asked before the alert is acknowledged, from what the server's
+    earlier answers showed (the alert as list_alerts or explain_alert showed it, the
+    server's clock) and nothing asked now: a no sends no request at all."""
+    alert = fleet._seen_alert(alert_id)
+    now = fleet._known_now()
+    if alert is None:
+        return (f"Acknowledge alert {alert_id} {length.said(now)}, with the comment "
+                f"{comment!r}? Its notifications stop until then.")  # fmt: skip
+    names = fleet._known_names()
     what = alert.event_type_name or "alert"
     if alert.metric_name:
         what += f" {alert.metric_name}"
     where = alert.hostname_and_port or alert.replica_set_name or "no host"
     message = (
         f"Acknowledge alert {alert.id} ({what} on {where}, project "
-        f"{names.get(alert.group_id or '', alert.group_id)}, {alert.status}) until "
-        f"{end:%Y-%m-%d %H:%M} UTC, with the comment {comment!r}? Its notifications stop "
-        "until then."
+        f"{names.get(alert.group_id or '', alert.group_id)}, {alert.status} when last listed) "
+        f"{length.said(now)}, with the comment {comment!r}? Its notifications stop until then."
     )
-    now = fleet._now()
-    if alert.acknowledged_until is not None and alert.acknowledged_until > now:
+    if now is not None and alert.acknowledged_until is not None and alert.acknowledged_until > now:
         by = f" by {alert.acknowledging_username}" if alert.acknowledging_username else ""
-        sooner = "sooner" if end < alert.acknowledged_until else "later"
-        message += (f" It is acknowledged{by} until {alert.acknowledged_until:%Y-%m-%d %H:%M} "
-                    f"UTC now: this ends that {sooner}.")  # fmt: skip
-    return alert, message
+        sooner = "sooner" if length.end(now) < alert.acknowledged_until else "later"
+        message += (f" It was acknowledged{by} until {alert.acknowledged_until:%Y-%m-%d %H:%M} "
+                    f"UTC: this ends that {sooner}.")  # fmt: skip
+    return message
 
 
-def acknowledge(fleet: Fleet, alert: Any, end: datetime, comment: str) -> CallToolResult:
-    """Acknowledges (the person said yes): the API's record of the alert afterwards."""
+def acknowledge(
+    fleet: Fleet, alert_id: str, project: Optional[str], length: Length, comment: str
+) -> CallToolResult:
+    """Acknowledges (the person said yes): the alert is found, the end checked against the
+    server's clock, then one PATCH; the result is the API's record of the alert afterwards."""
+    alert = fleet._alert(alert_id, project)
+    end = _in_range(fleet, length, fleet._now())
     done = fleet.client.alerts.acknowledge(alert.group_id, alert.id, until=end, comment=comment)
+    fleet._remember_alerts([done])
     said = (f"Acknowledged alert {done.id} until {done.acknowledged_until:%Y-%m-%d %H:%M} UTC; "
             "this is the API's record of it now.")  # fmt: skip
     return answer(said, {"acknowledged": True, "alert": alert_fields(done, fleet._names())})

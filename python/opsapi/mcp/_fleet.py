@@ -108,6 +108,9 @@ class Fleet:
         self._headroom = Memo(keep=6)
         self._derivations = Memo(keep=24)
         self._alert_groups: dict[str, str] = {}
+        #: The alerts results showed, as they were then (what a confirmation describes
+        #: without asking the API anything before the person's answer).
+        self._alerts_seen: dict[str, Any] = {}
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
         self.last_check: Optional[dict[str, Any]] = None
@@ -123,6 +126,20 @@ class Fleet:
             self._names()  # the client learns the server's clock from an answer
         now: datetime = self.client.server_time
         return now.replace(second=0, microsecond=0)
+
+    def _known_now(self) -> Optional[datetime]:
+        """The API server's clock (as :meth:`_now`) if an answer has shown it already, else
+        None: nothing is asked to learn it."""
+        if self._names_listed is None:
+            return None
+        return self._now()
+
+    def _known_names(self) -> dict[str, str]:
+        """The projects' names as the last listing gave them (empty before one): nothing is
+        asked."""
+        with self._lock:
+            got = self._names_listed
+        return {} if got is None else got[1]
 
     def _names(self) -> dict[str, str]:
         """Every project the key can see: id -> name."""
@@ -192,11 +209,20 @@ class Fleet:
 
     # ---- alerts' projects ------------------------------------------------------------------
 
-    def _remember_alerts(self, pairs: Sequence[tuple[str, str]]) -> None:
-        """The projects of alerts a result showed ((group id, alert id) pairs), so that
-        ``explain_alert`` and ``acknowledge_alert`` need no ``project`` for them."""
+    def _remember_alerts(self, alerts: Sequence[Any]) -> None:
+        """The alerts a result showed, and their projects, so that ``explain_alert`` and
+        ``acknowledge_alert`` need no ``project`` for them, and a confirmation can say what
+        the alert is without a request."""
         with self._lock:
-            self._alert_groups.update({a: g for g, a in pairs})
+            for a in alerts:
+                if a.group_id and a.id:
+                    self._alert_groups[a.id] = a.group_id
+                    self._alerts_seen[a.id] = a
+
+    def _seen_alert(self, alert_id: str) -> Optional[Any]:
+        """The alert as a result last showed it, or None."""
+        with self._lock:
+            return self._alerts_seen.get(alert_id)
 
     def _alert(self, alert_id: str, project: Optional[str]) -> Any:
         """The project alert ``alert_id``: in ``project``, else in the project a result showed
@@ -209,7 +235,7 @@ class Fleet:
                 alert = self.client.alerts.get(g, alert_id)
             except opsapi.NotFoundError:
                 continue
-            self._remember_alerts([(g, alert_id)])
+            self._remember_alerts([alert])
             return alert
         where = f"project {project!r}" if project else "any project the key sees"
         raise ToolError(f"alert_id: no alert {alert_id} in {where}; list_alerts lists them")

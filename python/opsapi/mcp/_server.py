@@ -7,8 +7,7 @@ and ``_alerts.py``.
 resolver named in an annotation is a local of :func:`build_server`.)
 """
 
-from datetime import datetime
-from typing import Annotated, Any, Literal, NamedTuple, Optional
+from typing import Annotated, Literal, NamedTuple, Optional
 
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
@@ -64,10 +63,10 @@ class Confirm(BaseModel):
 
 
 class Plan(NamedTuple):
-    """An acknowledgement about to be asked for: the alert, until when, and the question."""
+    """An acknowledgement about to be asked for: how long, and the question (built from
+    what earlier answers showed: nothing is asked of the API before the person's yes)."""
 
-    alert: Any
-    until: datetime
+    length: _alerts.Length
     message: str
 
 
@@ -233,9 +232,8 @@ def _writes(server: MCPServer, fleet: Fleet) -> None:
                 "acknowledge_alert never acts without their yes; nothing was sent. "
                 "Acknowledge it in the UI or with `opsapi alerts ack`."
             )
-        end = _alerts.ack_until(fleet, until, duration)
-        alert, message = _alerts.ask_to_acknowledge(fleet, alert_id, project, end, comment)
-        return Plan(alert, end, message)
+        length = _alerts.ack_length(fleet, until, duration)
+        return Plan(length, _alerts.ask_to_acknowledge(fleet, alert_id, length, comment))
 
     def confirm(p: Annotated[Plan, Resolve(plan)]) -> Elicit[Confirm]:
         return Elicit(p.message, Confirm)
@@ -270,7 +268,7 @@ def _writes(server: MCPServer, fleet: Fleet) -> None:
         client that cannot ask is refused. The result is the API's record of the alert.
         Use it only when the person asked to silence an alert; explain_alert first."""
         if isinstance(answer, AcceptedElicitation) and answer.data.acknowledge:
-            return _alerts.acknowledge(fleet, p.alert, p.until, comment)
+            return _alerts.acknowledge(fleet, alert_id, project, p.length, comment)
         return _alerts.not_acknowledged(answer.action)
 
 

@@ -468,14 +468,14 @@ impl Alerts<'_> {
             ctx.note = Some("the alert's host has no id".into());
             return Ok(ctx);
         };
-        // A measurement the server's catalog does not have is not asked (the client would
-        // refuse it before sending): the alert's metric is not one the server measures.
+        // A measurement the catalogs know the flavour not to have is not asked (the client
+        // would refuse it before sending); one they do not know is, and the server judges it.
         let op = match kind {
             MetricKind::Host => crate::Operation::MeasurementsHost,
             MetricKind::Disk => crate::Operation::MeasurementsDisk,
             MetricKind::Database => crate::Operation::MeasurementsDatabase,
         };
-        if client.flavour().measurement_name(op, &measurement).is_err() {
+        if client.flavour().ask_measurement(op, &measurement).is_err() {
             ctx.note = Some(no_measurement(kind, &measurement));
             return Ok(ctx);
         }

@@ -4,11 +4,12 @@
 //! hosts it concerns and their events instead.
 //!
 //! What is asked, in order: the alert's host (`GET /groups/{g}/hosts/{h}` when the alert has
-//! a `hostId`, else the project's hosts, matched on `hostnameAndPort` or `replicaSetName`)
-//! and, for a metric alert, the project's alert configurations (for the threshold), both at
-//! once; then the measurements (a disk alert: the host's partitions first; a database alert
-//! without `databaseName`: its databases first), or for an alert without a metric the
-//! project's events of the window.
+//! a `hostId`; on Atlas, whose alerts name a process by its `hostnameAndPort` alone,
+//! `GET /groups/{g}/processes/{hostname:port}`; else the project's hosts, matched on
+//! `hostnameAndPort` or `replicaSetName`) and, for a metric alert, the project's alert
+//! configurations (for the threshold), both at once; then the measurements (a disk alert: the
+//! host's partitions first; a database alert without `databaseName`: its databases first),
+//! or for an alert without a metric the project's events of the window.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use futures_util::StreamExt;
@@ -16,6 +17,7 @@ use futures_util::StreamExt;
 use super::Alerts;
 use crate::api::measurements::{Granularity, MeasurementsQuery, Target};
 use crate::error::{Error, Result};
+use crate::flavour::Flavour;
 use crate::iso8601::IsoDuration;
 use crate::models::time::format_timestamp;
 use crate::models::{Alert, Event, Host, Measurements, Model};
@@ -353,9 +355,10 @@ pub struct AlertContext {
     pub hosts: Vec<Host>,
     /// The measurements: one per host, partition or database read.
     pub measurements: Vec<Measurements>,
-    /// `metricThreshold.threshold` of the alert's configuration, when it has one.
+    /// `metricThreshold.threshold` of the alert's configuration, when it has one, in the
+    /// units of the series (a configuration in seconds of a series in milliseconds: ×1000).
     pub threshold: Option<f64>,
-    /// `metricThreshold.units`.
+    /// Its units: the series', where it was converted to them, else `metricThreshold.units`.
     pub threshold_units: Option<String>,
     /// For an alert without a metric: the project's events of the window about its hosts,
     /// its replica set or the alert itself, oldest first.
@@ -377,6 +380,54 @@ impl AlertContext {
     pub fn frame(&self) -> Result<polars::prelude::DataFrame> {
         crate::frame::long_frame(&self.measurements)
     }
+}
+
+/// The threshold in the units of the series it is drawn against, where the configuration
+/// gives it in other units of the same kind: Atlas's replication lag is measured in
+/// milliseconds, and its alert configurations say seconds.
+fn in_series_units(ctx: &mut AlertContext) {
+    let series = ctx.measurements.iter().flat_map(|m| &m.series).next();
+    let (Some(threshold), Some(from), Some(to)) = (
+        ctx.threshold,
+        ctx.threshold_units.as_deref(),
+        series.and_then(|s| s.units.as_deref()),
+    ) else {
+        return;
+    };
+    if let Some(factor) = unit_factor(from, to) {
+        ctx.threshold = Some(threshold * factor);
+        ctx.threshold_units = Some(to.to_string());
+    }
+}
+
+/// How many of `to` one `from` is, for units of time or of data size; `None` for units of
+/// different kinds or unknown ones (`RAW` and `SCALAR` are numbers alike: no factor).
+///
+/// ```
+/// use opsapi::api::alerts::context::unit_factor;
+/// assert_eq!(unit_factor("SECONDS", "MILLISECONDS"), Some(1000.0));
+/// assert_eq!(unit_factor("MEGABYTES", "BYTES"), Some(1048576.0));
+/// assert_eq!(unit_factor("SECONDS", "BYTES"), None);
+/// ```
+pub fn unit_factor(from: &str, to: &str) -> Option<f64> {
+    const TIME: [(&str, f64); 5] = [
+        ("MICROSECONDS", 1e-6),
+        ("MILLISECONDS", 1e-3),
+        ("SECONDS", 1.0),
+        ("MINUTES", 60.0),
+        ("HOURS", 3600.0),
+    ];
+    const SIZE: [(&str, f64); 5] = [
+        ("BYTES", 1.0),
+        ("KILOBYTES", 1024.0),
+        ("MEGABYTES", 1_048_576.0),
+        ("GIGABYTES", 1_073_741_824.0),
+        ("TERABYTES", 1_099_511_627_776.0),
+    ];
+    [&TIME, &SIZE].into_iter().find_map(|units| {
+        let of = |u: &str| units.iter().find(|(n, _)| *n == u).map(|(_, f)| *f);
+        Some(of(from)? / of(to)?)
+    })
 }
 
 /// `hostname:port` of a host, as alerts name it.
@@ -520,6 +571,7 @@ impl Alerts<'_> {
                 Err(e) => return Err(e),
             }
         }
+        in_series_units(&mut ctx);
         if targets.is_empty() {
             ctx.note = Some(format!(
                 "host {h} has no {}",
@@ -536,7 +588,13 @@ impl Alerts<'_> {
     /// The hosts an alert concerns, and why there are none when there are none.
     async fn hosts_of(&self, g: &str, alert: &Alert) -> Result<(Vec<Host>, Option<String>)> {
         let hosts = self.client.hosts();
-        if let Some(h) = alert.host_id.as_deref() {
+        // The host by its id: Ops Manager's `hostId`; on Atlas, the process's `hostname:port`
+        // (its id there), which its alerts carry as `hostnameAndPort`.
+        let id = match self.client.flavour() {
+            Flavour::Atlas => alert.hostname_and_port.as_deref(),
+            _ => alert.host_id.as_deref(),
+        };
+        if let Some(h) = id {
             return match hosts.get(g, h).await {
                 Ok(host) => Ok((vec![host], None)),
                 Err(e) if e.is_not_found() => {
@@ -576,18 +634,29 @@ impl Alerts<'_> {
         ))
     }
 
-    /// The events of the window about the context's hosts, its replica set or the alert.
+    /// The events of the window about the context's hosts, its replica set or the alert. On
+    /// Atlas, whose events name no host but by its replica set (and port), a host's events
+    /// are those of its replica set.
     async fn events_of(&self, g: &str, ctx: &AlertContext) -> Result<Vec<Event>> {
         let req = events_request(g, ctx.start, ctx.end)?;
         let events = list_all::<Event>(self.client, req).await?;
         let ids: Vec<&str> = ctx.hosts.iter().filter_map(|h| h.id.as_deref()).collect();
-        let rs = ctx.alert.replica_set_name.as_deref();
+        let mut sets: Vec<&str> = ctx.alert.replica_set_name.as_deref().into_iter().collect();
+        if self.client.flavour() == Flavour::Atlas {
+            sets.extend(
+                ctx.hosts
+                    .iter()
+                    .filter_map(|h| h.replica_set_name.as_deref()),
+            );
+        }
         let mut out: Vec<Event> = events
             .into_vec()
             .into_iter()
             .filter(|e| {
                 e.host_id.as_deref().is_some_and(|h| ids.contains(&h))
-                    || (rs.is_some() && e.replica_set_name.as_deref() == rs)
+                    || e.replica_set_name
+                        .as_deref()
+                        .is_some_and(|r| sets.contains(&r))
                     || (e.alert_id.is_some() && e.alert_id == ctx.alert.id)
             })
             .collect();

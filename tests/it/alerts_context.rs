@@ -325,6 +325,50 @@ async fn a_global_alert_works_too_and_what_cannot_be_placed_says_why() {
     assert!(sim.requests().is_empty());
 }
 
+/// The alert's context with the default options.
+async fn context_of(c: &opsapi::Client, alert: &opsapi::Alert) -> opsapi::AlertContext {
+    c.alerts()
+        .context(alert, &ContextOptions::new())
+        .await
+        .unwrap()
+}
+
+/// The context's first series as (timestamp, value) points, its nulls left out, and when the
+/// alert was raised, floored to the granularity's step (milliseconds).
+fn series_points(ctx: &opsapi::AlertContext, alert: &opsapi::Alert) -> (Vec<(i64, f64)>, i64) {
+    let step = ctx.granularity.seconds() as i64;
+    let raised = floor(alert.created.unwrap(), step).timestamp_millis();
+    let series = &ctx.measurements[0].series[0];
+    let points = series
+        .timestamps
+        .iter()
+        .zip(&series.values)
+        .filter_map(|(&ts, v)| v.map(|v| (ts, v)))
+        .collect();
+    (points, raised)
+}
+
+/// Within `threshold` before the alert was raised, past it while it was open (until `end`).
+fn assert_crosses(
+    points: &[(i64, f64)],
+    raised: i64,
+    end: Option<DateTime<Utc>>,
+    threshold: f64,
+    what: &str,
+) {
+    let until = end.map_or(i64::MAX, |e| e.timestamp_millis());
+    assert!(
+        points.iter().any(|&(ts, v)| ts < raised && v <= threshold),
+        "{what}: {points:?}"
+    );
+    assert!(
+        points
+            .iter()
+            .any(|&(ts, v)| ts >= raised && ts < until && v > threshold),
+        "{what}: {points:?}"
+    );
+}
+
 /// Every metric alert of the world, global and of the history, in its default context: its
 /// series crosses its threshold. A point before the alert was raised is within the threshold,
 /// the point it was raised from is past it, and at minutes that point is its `currentValue`.
@@ -351,11 +395,7 @@ async fn every_metric_alert_shows_its_series_crossing_its_threshold() {
     let mut at_minutes = 0;
     for t in &truth {
         let alert = c.alerts().get(&t.group_id, &t.alert_id).await.unwrap();
-        let ctx = c
-            .alerts()
-            .context(&alert, &ContextOptions::new())
-            .await
-            .unwrap();
+        let ctx = context_of(&c, &alert).await;
         let what = format!(
             "{} {} on {} at {:?}",
             t.alert_id, t.metric_name, t.process_id, ctx.granularity
@@ -368,31 +408,10 @@ async fn every_metric_alert_shows_its_series_crossing_its_threshold() {
         let value = alert.current_value.as_ref().and_then(|v| v.number);
         assert_eq!(value, Some(t.current_value), "{what}");
         assert!(t.current_value > t.threshold, "{what}: {}", t.current_value);
-        let step = ctx.granularity.seconds() as i64;
-        let raised = floor(alert.created.unwrap(), step).timestamp_millis();
-        let series = &ctx.measurements[0].series[0];
-        let points: Vec<(i64, f64)> = series
-            .timestamps
-            .iter()
-            .zip(&series.values)
-            .filter_map(|(&ts, v)| v.map(|v| (ts, v)))
-            .collect();
-        // Within the threshold before it was raised, past it while it was open.
-        let until = t.end.map_or(i64::MAX, |e| e.timestamp_millis());
-        assert!(
-            points
-                .iter()
-                .any(|&(ts, v)| ts < raised && v <= t.threshold),
-            "{what}: {points:?}"
-        );
-        assert!(
-            points
-                .iter()
-                .any(|&(ts, v)| ts >= raised && ts < until && v > t.threshold),
-            "{what}: {points:?}"
-        );
+        let (points, raised) = series_points(&ctx, &alert);
+        assert_crosses(&points, raised, t.end, t.threshold, &what);
         let at = points.iter().find(|p| p.0 == raised).map(|p| p.1);
-        if step == 60 {
+        if ctx.granularity.seconds() == 60 {
             assert_eq!(at, Some(t.current_value), "{what}");
             at_minutes += 1;
         }
@@ -464,11 +483,7 @@ async fn on_atlas_every_metric_alert_shows_its_series_crossing_its_threshold() {
         );
         metrics.extend(alert.metric_name.clone());
         sim.clear_requests();
-        let ctx = c
-            .alerts()
-            .context(&alert, &ContextOptions::new())
-            .await
-            .unwrap();
+        let ctx = context_of(&c, &alert).await;
         let process = format!(
             "/api/atlas/v2/groups/{}/processes/{}",
             t.group_id,
@@ -504,25 +519,8 @@ async fn on_atlas_every_metric_alert_shows_its_series_crossing_its_threshold() {
             ctx.host().and_then(|h| h.id.clone()),
             Some(t.process_id.clone())
         );
-        let step = ctx.granularity.seconds() as i64;
-        let raised = floor(alert.created.unwrap(), step).timestamp_millis();
-        let until = t.end.map_or(i64::MAX, |e| e.timestamp_millis());
-        let points: Vec<(i64, f64)> = series
-            .timestamps
-            .iter()
-            .zip(&series.values)
-            .filter_map(|(&ts, v)| v.map(|v| (ts, v)))
-            .collect();
-        assert!(
-            points.iter().any(|&(ts, v)| ts < raised && v <= threshold),
-            "{what}: {points:?}"
-        );
-        assert!(
-            points
-                .iter()
-                .any(|&(ts, v)| ts >= raised && ts < until && v > threshold),
-            "{what}: {points:?}"
-        );
+        let (points, raised) = series_points(&ctx, &alert);
+        assert_crosses(&points, raised, t.end, threshold, &what);
     }
     metrics.sort();
     metrics.dedup();

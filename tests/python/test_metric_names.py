@@ -52,6 +52,16 @@ def test_the_native_module_exports_each_flavours_names_and_limit():
     assert "DATABASE_VIEW_COUNT" in MEASUREMENT_NAMES["atlas"]["database"]
 
 
+def _clients_and_a_host(sim: Simulator) -> tuple:
+    """A client and an async client of ``sim``, a project and its first host (by the
+    flavour's id), and an empty request log."""
+    client, aclient = sim.client(), sim.async_client()
+    g = sim.group_ids[0]
+    h = client.hosts.list(g)[0].id
+    sim.clear_requests()
+    return client, aclient, g, h
+
+
 @pytest.mark.parametrize(
     ("flavour", "lacks", "has"),
     [
@@ -61,10 +71,7 @@ def test_the_native_module_exports_each_flavours_names_and_limit():
 )
 def test_a_name_only_another_flavour_has_is_refused_before_any_request(flavour, lacks, has):
     with Simulator(now=FIXED_NOW, flavour=flavour) as sim:
-        client, aclient = sim.client(), sim.async_client()
-        g = sim.group_ids[0]
-        h = client.hosts.list(g)[0].id
-        sim.clear_requests()
+        client, aclient, g, h = _clients_and_a_host(sim)
         kw = {"granularity": "PT1H", "period": "P1D", "metrics": ["CONNECTIONS", lacks]}
         want = f"`{lacks}` is {has} that {NAMES[flavour]} does not have"
         for call in (
@@ -86,10 +93,7 @@ def test_a_name_no_catalog_knows_is_sent_and_the_servers_refusal_is_typed(flavou
     it."""
     unknown = f"NEXT_YEARS_MEASUREMENT_{flavour.upper().replace('-', '_')}"
     with Simulator(now=FIXED_NOW, flavour=flavour) as sim:
-        client, aclient = sim.client(), sim.async_client()
-        g = sim.group_ids[0]
-        h = client.hosts.list(g)[0].id
-        sim.clear_requests()
+        client, aclient, g, h = _clients_and_a_host(sim)
         kw = {"granularity": "PT1H", "period": "P1D", "metrics": ["CONNECTIONS", unknown]}
         with caplog.at_level(logging.WARNING, logger="opsapi"):
             for call in (

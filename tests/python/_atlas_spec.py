@@ -2,6 +2,9 @@
 description of the Atlas Admin API v2 (``tests/fixtures/atlas-openapi/spec.json``, an extract
 of its OpenAPI specification, with its provenance).
 
+(Over 600 lines: one check, run as a script by ``make rust-test``, whose parts, the request's,
+the answer's values and its fields, read the specification's schemas the same way.)
+
 Every Atlas simulator started while ``OPSAPI_SIM_EXCHANGES`` names a folder records its
 exchanges there (``src/sim/server/exchanges.rs``). ``conftest.py`` sets it for the Python
 suite and checks what each test's simulators recorded when the test ends; ``make rust-test``

@@ -26,7 +26,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub mod measurements;
-pub use measurements::{frame_measurement_name, ATLAS_MEASUREMENT_NAMES};
+pub use measurements::{frame_measurement_name, MeasurementName, ATLAS_MEASUREMENT_NAMES};
 
 /// A server flavour. [`crate::Client::flavour`] tells a client's.
 ///

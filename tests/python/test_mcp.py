@@ -462,9 +462,8 @@ async def test_on_atlas(atlas_server, name, args) -> None:
 
 
 async def test_on_atlas_an_alert_and_its_host(atlas, atlas_server) -> None:
-    """explain_alert says what the alert context says (on this Atlas simulator its alerts name
-    their host by an Ops Manager host id, which the context does not find among the
-    processes: its note says so, and so does the tool); the alert's process by its
+    """explain_alert says what the alert context says on Atlas (the process by the alert's
+    hostnameAndPort): its series crosses the threshold; the alert's process by its
     hostname:port has its history."""
     said, data = read(await call(atlas_server, "list_alerts", {"status": "ANY", "limit": 100}))
     alert = next(a for a in data["alerts"] if a.get("metric_name") == "CONNECTIONS")
@@ -476,6 +475,7 @@ async def test_on_atlas_an_alert_and_its_host(atlas, atlas_server) -> None:
     assert explained["alert"]["id"] == alert["id"]
     assert explained.get("note") == ctx.note and len(explained["series"]) == len(
         {m.host_id for m in ctx.measurements})  # fmt: skip
+    assert explained["series"] and ctx.threshold is not None, said
     said, history = read(await call(atlas_server, "resource_history", {
         "target": alert["host"], "metric": "CONNECTIONS", "since": "P1D"}))  # fmt: skip
     assert history["source"] == "the API (PT1M)" and history["series"], said

@@ -27,7 +27,7 @@ use std::str::FromStr;
 
 pub mod measurements;
 mod operations;
-pub use measurements::{frame_measurement_name, ATLAS_MEASUREMENT_NAMES};
+pub use measurements::{frame_measurement_name, MeasurementName, ATLAS_MEASUREMENT_NAMES};
 pub(crate) use operations::{path_for, segments, Segment};
 pub use operations::{Answer, AtlasVersion, Operation, Row, Scope};
 

@@ -7,7 +7,7 @@ use url::Url;
 
 use crate::error::{Error, Result};
 pub use crate::flavour::API_PATH;
-use crate::flavour::{segments, Flavour, Operation, Segment};
+use crate::flavour::{segments, Flavour, MeasurementName, Operation, Segment};
 
 /// A request before it is sent: everything that makes it, and nothing that sends it.
 ///
@@ -117,9 +117,11 @@ impl Request {
 
     /// The request as `flavour` takes it: its path there (on Atlas, `processes` for `hosts`),
     /// its versioned media type, and its measurement names (`m`) in the flavour's words, each
-    /// once; [`Error::Unsupported`] when the flavour lacks the operation, and
-    /// [`Error::InvalidArgument`] when it has no measurement of a name asked. The client applies it to every request it sends, so that nothing that
-    /// cannot work is sent.
+    /// once (a name in no catalog of opsapi's as it is, with a warning once per name: the
+    /// server judges it); [`Error::Unsupported`] when the flavour lacks the operation, and
+    /// [`Error::InvalidArgument`] for a measurement name the catalogs know the flavour not to
+    /// have there ([`Flavour::ask_measurement`]). The client applies it to every request it
+    /// sends, so that nothing that cannot work is sent.
     ///
     /// ```
     /// use opsapi::{api::global_alerts, Error, Flavour, GlobalAlertsQuery};
@@ -253,20 +255,43 @@ fn measurement_query(
     op: Operation,
     query: Vec<(&'static str, String)>,
 ) -> Result<Vec<(&'static str, String)>> {
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
     let mut out = Vec::with_capacity(query.len());
     for (k, v) in query {
         if k != "m" {
             out.push((k, v));
             continue;
         }
-        let name = flavour.measurement_name(op, &v)?;
+        let name = match flavour.ask_measurement(op, &v)? {
+            MeasurementName::Known(n) => n.to_string(),
+            MeasurementName::Unknown(n) => {
+                warn_unknown_measurement(n, flavour);
+                n.to_string()
+            }
+        };
         if !seen.contains(&name) {
-            seen.push(name);
-            out.push((k, name.to_string()));
+            seen.push(name.clone());
+            out.push((k, name));
         }
     }
     Ok(out)
+}
+
+/// Says once per name in this process that opsapi does not know a measurement it sends (a
+/// fleet pull sends it to every host; one line says it).
+fn warn_unknown_measurement(name: &str, flavour: Flavour) {
+    static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+    if warned.iter().any(|w| w == name) {
+        return;
+    }
+    warned.push(name.to_string());
+    drop(warned);
+    tracing::warn!(
+        target: "opsapi",
+        "opsapi does not know the measurement {name}: sent to {flavour} as it is, for the server \
+         to judge"
+    );
 }
 
 /// Characters kept as they are in a path segment: RFC 3986 unreserved. Everything else,

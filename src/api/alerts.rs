@@ -18,6 +18,7 @@ use crate::paging::{every_project, list_all, per_project, project_ids, stream_al
 use crate::request::{PathBuilder, Request};
 
 pub mod context;
+mod metric;
 pub use context::{AlertContext, ContextOptions, MetricKind};
 
 /// The status filter both alert listings share: `TRACKING`, `OPEN` or `CLOSED` (the service

@@ -122,10 +122,24 @@ fn ids(sim: &Simulator) -> Ids {
         .find(|c| c.group_id == h.group_id)
         .unwrap();
     let atlas = sim.flavour() == Flavour::Atlas;
+    // Atlas serves no alert of an agent, nor of a process it does not have (a standalone).
+    let standalones: Vec<&str> = w
+        .hosts
+        .iter()
+        .filter(|h| h.type_name == "STANDALONE")
+        .map(|h| h.id.as_str())
+        .collect();
+    let served = |a: &opsapi::sim::Alert| {
+        !atlas
+            || !(agents.contains(&a.alert_config_id.as_str())
+                || a.host_id
+                    .as_deref()
+                    .is_some_and(|h| standalones.contains(&h)))
+    };
     let alerts: Vec<_> = w
         .project_alerts(&h.group_id)
         .into_iter()
-        .filter(|a| !atlas || !agents.contains(&a.alert_config_id.as_str()))
+        .filter(|a| served(a))
         .collect();
     Ids {
         group: h.group_id.clone(),
@@ -146,9 +160,9 @@ fn ids(sim: &Simulator) -> Ids {
             .clone(),
         config: config.id.clone(),
         open_alerts: w
-            .alerts
-            .iter()
-            .filter(|a| a.alert_config_id == config.id && a.status == "OPEN")
+            .project_alerts(&config.group_id)
+            .into_iter()
+            .filter(|a| a.alert_config_id == config.id && a.status == "OPEN" && served(a))
             .count(),
         alert: alerts
             .iter()

@@ -215,20 +215,21 @@ fn operation_of(kind: &str) -> Result<Operation> {
     }
 }
 
-/// Checks, before any request, that `flavour` has every measurement of `names` for targets of
-/// `kind` (`"host"`, `"disk"` or `"database"`): the [`Error::InvalidArgument`] names the
-/// first it lacks and the flavour.
+/// Checks, before any request, that no measurement of `names` is one the catalogs know
+/// `flavour` not to have for targets of `kind` (`"host"`, `"disk"` or `"database"`): the
+/// [`Error::InvalidArgument`] names the first and both flavours. A name no catalog of
+/// opsapi's has passes: the server judges it ([`Flavour::ask_measurement`]).
 ///
 /// ```
 /// use opsapi::{api::measurements::check_metric_names, Flavour};
-/// assert!(check_metric_names(Flavour::Atlas, "host", &["CONNECTIONS"]).is_ok());
+/// assert!(check_metric_names(Flavour::Atlas, "host", &["CONNECTIONS", "NEXT_YEARS_METRIC"]).is_ok());
 /// let e = check_metric_names(Flavour::Atlas, "database", &["DATABASE_FILE_SIZE"]).unwrap_err();
-/// assert_eq!(e.to_string(), "invalid argument `metrics`: `DATABASE_FILE_SIZE` is not a database measurement of Atlas");
+/// assert_eq!(e.to_string(), "invalid argument `metrics`: `DATABASE_FILE_SIZE` is a database measurement of Ops Manager and Cloud Manager that Atlas does not have");
 /// ```
 pub fn check_metric_names<S: AsRef<str>>(flavour: Flavour, kind: &str, names: &[S]) -> Result<()> {
     let op = operation_of(kind)?;
     for name in names {
-        flavour.measurement_name(op, name.as_ref())?;
+        flavour.ask_measurement(op, name.as_ref())?;
     }
     Ok(())
 }

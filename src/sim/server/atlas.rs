@@ -97,6 +97,18 @@ impl Ctx<'_> {
         !self.atlas() || h.type_name != "STANDALONE"
     }
 
+    /// Whether the flavour has the alert `a` of the world `w`: one of a type it has, about a
+    /// host it has (Atlas serves no alert of a process it does not have).
+    pub(crate) fn has_alert(&self, w: &World, a: &Alert) -> bool {
+        self.has_alert_type(&a.event_type_name)
+            && a.host_id.as_ref().is_none_or(|id| {
+                w.hosts
+                    .iter()
+                    .find(|h| &h.id == id)
+                    .is_none_or(|h| self.has_host(h))
+            })
+    }
+
     /// An alert metric's name as the flavour says it.
     pub(crate) fn alert_metric<'a>(&self, name: &'a str) -> &'a str {
         match ATLAS_ALERT_METRICS.iter().find(|(om, _)| *om == name) {

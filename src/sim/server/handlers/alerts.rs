@@ -28,7 +28,7 @@ impl Ctx<'_> {
             .project_alerts(g)
             .into_iter()
             .filter(|a| status.is_none_or(|s| a.status == s))
-            .filter(|a| self.has_alert_type(&a.event_type_name))
+            .filter(|a| self.has_alert(&w, a))
             .collect();
         let reply = self.list(items, |a| self.alert_json(a, now, false));
         drop(w);
@@ -50,7 +50,7 @@ impl Ctx<'_> {
         let items: Vec<_> = w
             .project_alerts(g)
             .into_iter()
-            .filter(|a| a.alert_config_id == c && a.status == "OPEN")
+            .filter(|a| a.alert_config_id == c && a.status == "OPEN" && self.has_alert(&w, a))
             .collect();
         let reply = self.list(items, |a| self.alert_json(a, now, false));
         drop(w);
@@ -66,12 +66,16 @@ impl Ctx<'_> {
         };
         let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
         let w = &mut *w;
+        let served = w
+            .alerts
+            .iter()
+            .chain(&w.alert_history)
+            .any(|a| a.group_id == g && a.id == id && self.has_alert(w, a));
         let Some(a) = w
             .alerts
             .iter_mut()
             .chain(w.alert_history.iter_mut())
-            .find(|a| a.group_id == g && a.id == id)
-            .filter(|a| self.has_alert_type(&a.event_type_name))
+            .find(|a| served && a.group_id == g && a.id == id)
         else {
             return not_in_group(g, id);
         };
@@ -91,7 +95,7 @@ impl Ctx<'_> {
         let found = w
             .project_alerts(g)
             .into_iter()
-            .find(|a| a.id == id && self.has_alert_type(&a.event_type_name))
+            .find(|a| a.id == id && self.has_alert(&w, a))
             .cloned();
         drop(w);
         match found {

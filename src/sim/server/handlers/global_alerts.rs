@@ -27,7 +27,9 @@ impl Ctx<'_> {
         }
         m.insert("eventTypeName".into(), json!(a.event_type_name));
         m.insert("groupId".into(), json!(a.group_id));
-        if let Some(h) = &a.host_id {
+        // Atlas names a process by its `hostnameAndPort` alone: its alerts have no `hostId`
+        // (nor `typeName` and `tags`, below), which no schema of its specification documents.
+        if let Some(h) = a.host_id.as_ref().filter(|_| !self.atlas()) {
             m.insert("hostId".into(), json!(h));
         }
         if let Some(h) = &a.hostname_and_port {
@@ -62,8 +64,10 @@ impl Ctx<'_> {
             m.insert("resolved".into(), json!(iso(t)));
         }
         m.insert("status".into(), json!(a.status));
-        m.insert("tags".into(), json!([]));
-        m.insert("typeName".into(), json!(a.type_name));
+        if !self.atlas() {
+            m.insert("tags".into(), json!([]));
+            m.insert("typeName".into(), json!(a.type_name));
+        }
         m.insert("updated".into(), json!(iso(&a.updated)));
         Value::Object(m)
     }

@@ -164,9 +164,13 @@ bench: bench-deps python-build
 # bench/RESULTS.md. `make bench-store` runs them alone.
 STORE_BENCH = timeout 1800 $(BIN)/python bench/store_kills.py --results bench/RESULTS.md && \
 	timeout 3600 $(BIN)/python bench/store.py --results bench/RESULTS.md
-.PHONY: bench-store
+.PHONY: bench-store bench-assistant
 bench-store: bench-deps python-build
 	$(STORE_BENCH)
+
+# opsapi mcp's tools against their goals (issue 41): bench/RESULTS.md's "Assistant" section.
+bench-assistant: venv python-build
+	timeout 3600 $(BIN)/python bench/assistant.py --results bench/RESULTS.md
 
 # The soak alone: 10 000 calls, 8 threads + 8 asyncio tasks, 1 % faults, 1 s nonces: failed
 # calls, requests per call, RSS and wall time in bench/SOAK.md and bench/RESULTS.md's "Soak"

@@ -7,7 +7,7 @@ use url::Url;
 
 use crate::error::{Error, Result};
 pub use crate::flavour::API_PATH;
-use crate::flavour::{Flavour, Operation};
+use crate::flavour::{segments, Flavour, MeasurementName, Operation, Segment};
 
 /// A request before it is sent: everything that makes it, and nothing that sends it.
 ///
@@ -96,8 +96,14 @@ impl Request {
     /// assert_eq!((req.operation, req.path.as_str()), (Operation::GroupsList, "/groups"));
     /// ```
     pub fn get(operation: Operation, path: String) -> Self {
+        Self::of(Method::GET, operation, path)
+    }
+
+    /// A request of `method` to `path`, the operation `operation` (its row's method:
+    /// [`Operation::request`]).
+    pub(crate) fn of(method: Method, operation: Operation, path: String) -> Self {
         Self {
-            method: Method::GET,
+            method,
             path,
             query: Vec::new(),
             body: None,
@@ -111,9 +117,11 @@ impl Request {
 
     /// The request as `flavour` takes it: its path there (on Atlas, `processes` for `hosts`),
     /// its versioned media type, and its measurement names (`m`) in the flavour's words, each
-    /// once; [`Error::Unsupported`] when the flavour lacks the operation, and
-    /// [`Error::InvalidArgument`] when it has no measurement of a name asked. The client applies it to every request it sends, so that nothing that
-    /// cannot work is sent.
+    /// once (a name in no catalog of opsapi's as it is, with a warning once per name: the
+    /// server judges it); [`Error::Unsupported`] when the flavour lacks the operation, and
+    /// [`Error::InvalidArgument`] for a measurement name the catalogs know the flavour not to
+    /// have there ([`Flavour::ask_measurement`]). The client applies it to every request it
+    /// sends, so that nothing that cannot work is sent.
     ///
     /// ```
     /// use opsapi::{api::global_alerts, Error, Flavour, GlobalAlertsQuery};
@@ -193,6 +201,53 @@ impl Request {
     }
 }
 
+impl Operation {
+    /// Its request as Ops Manager takes it (what every `<op>_request()` builds on): the row's
+    /// method, and its path with `ids` in the placeholders' order, each a single
+    /// percent-encoded segment checked by [`PathBuilder::id`] under its placeholder's name.
+    ///
+    /// ```
+    /// use opsapi::{Method, Operation};
+    /// let req = Operation::AccessListDelete.request(&["a/b"]).unwrap();
+    /// assert_eq!((req.method, req.path.as_str()), (Method::DELETE, "/admin/accessList/a%2Fb"));
+    /// let e = Operation::HostsGet.request(&["g", ""]).unwrap_err();
+    /// assert_eq!(e.to_string(), "invalid argument `host_id`: must not be empty");
+    /// ```
+    pub fn request(self, ids: &[&str]) -> Result<Request> {
+        let row = self.row();
+        let mut path = PathBuilder::new();
+        let mut ids = ids.iter();
+        for segment in segments(row.ops_manager_path) {
+            path = match segment {
+                Segment::Literal(s) => path.lit(s),
+                Segment::Param(name) => {
+                    let id = ids.next().ok_or_else(|| missing_ids(self))?;
+                    path.id(name, id)?
+                }
+            };
+        }
+        if ids.next().is_some() {
+            return Err(missing_ids(self));
+        }
+        Ok(Request::of(row.method.clone(), self, path.finish()))
+    }
+
+    /// The request of an operation whose path has no identifier (`GET /groups`).
+    pub(crate) fn fixed_request(self) -> Request {
+        let row = self.row();
+        debug_assert_eq!(row.params().count(), 0, "{}", row.name);
+        Request::of(row.method.clone(), self, row.ops_manager_path.to_string())
+    }
+}
+
+fn missing_ids(op: Operation) -> Error {
+    Error::Internal(format!(
+        "{} takes {} identifiers",
+        op.name(),
+        op.row().params().count()
+    ))
+}
+
 /// A measurements query as `flavour` takes it for `op`: each `m` in the flavour's name, once
 /// (Atlas's `m` is `uniqueItems`; a repeated name asks nothing more anywhere).
 fn measurement_query(
@@ -200,20 +255,43 @@ fn measurement_query(
     op: Operation,
     query: Vec<(&'static str, String)>,
 ) -> Result<Vec<(&'static str, String)>> {
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
     let mut out = Vec::with_capacity(query.len());
     for (k, v) in query {
         if k != "m" {
             out.push((k, v));
             continue;
         }
-        let name = flavour.measurement_name(op, &v)?;
+        let name = match flavour.ask_measurement(op, &v)? {
+            MeasurementName::Known(n) => n.to_string(),
+            MeasurementName::Unknown(n) => {
+                warn_unknown_measurement(n, flavour);
+                n.to_string()
+            }
+        };
         if !seen.contains(&name) {
-            seen.push(name);
-            out.push((k, name.to_string()));
+            seen.push(name.clone());
+            out.push((k, name));
         }
     }
     Ok(out)
+}
+
+/// Says once per name in this process that opsapi does not know a measurement it sends (a
+/// fleet pull sends it to every host; one line says it).
+fn warn_unknown_measurement(name: &str, flavour: Flavour) {
+    static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+    if warned.iter().any(|w| w == name) {
+        return;
+    }
+    warned.push(name.to_string());
+    drop(warned);
+    tracing::warn!(
+        target: "opsapi",
+        "opsapi does not know the measurement {name}: sent to {flavour} as it is, for the server \
+         to judge"
+    );
 }
 
 /// Characters kept as they are in a path segment: RFC 3986 unreserved. Everything else,

@@ -28,7 +28,7 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE, USER_AGENT};
 use reqwest::StatusCode;
 use serde::Deserialize;
 
-use super::authenticate::{Authenticate, Authorization, Handshake, Refusals, Sending};
+use super::authenticate::{Authenticate, Authorization, Handshake, Refusal, Refusals, Sending};
 use super::retry::parse_retry_after;
 use super::server::{http_date, ServerClock};
 use super::token_file::{Entry, TokenFile};
@@ -84,9 +84,14 @@ impl Token {
     }
 }
 
+/// The lifetime of Atlas's access tokens (an hour: "Access tokens are valid for 1 hour",
+/// Atlas's service-account documentation), assumed for a cached token whose cache did not
+/// keep when it was issued.
+const ATLAS_TOKEN_LIFETIME: TimeDelta = TimeDelta::hours(1);
+
 /// How long before its expiry a token is bought again: a minute, or a tenth of a shorter
 /// lifetime (a request in flight must still arrive with a valid token; the server's `Date`
-/// is known to the second).
+/// is known to the second). One rule for every token, bought or taken from the cache.
 fn margin(lifetime: TimeDelta) -> TimeDelta {
     (lifetime / 10).min(TimeDelta::seconds(60))
 }
@@ -116,13 +121,17 @@ impl TokenCache {
         if state.refused.as_ref() == Some(&header) {
             return None;
         }
-        // Its lifetime is not known here: what is left of it stands for it (the margin before
-        // its expiry is a tenth of that, or a minute).
+        // Judged as its buyer judges it: by its lifetime (a token of a cache that did not
+        // keep when it was issued: Atlas's hour), whatever is left of it now.
         let offset = entry.offset();
+        let issued = entry
+            .issued
+            .or_else(|| entry.expires.checked_sub_signed(ATLAS_TOKEN_LIFETIME))
+            .unwrap_or(entry.expires);
         let mut token = Token {
             header,
             serial: 0,
-            issued: Utc::now() + clock.offset().unwrap_or(offset),
+            issued,
             expires: entry.expires,
             offset,
             shared: true,
@@ -242,6 +251,7 @@ impl OAuth {
             if let Some(expires_here) = b.expires.checked_sub_signed(offset) {
                 shared.write(&Entry {
                     access_token: b.access_token.clone(),
+                    issued: Some(b.issued),
                     expires: b.expires,
                     expires_here,
                 });
@@ -369,13 +379,8 @@ impl Authenticate for OAuth {
         Box::pin(async move { self.token(cx).await.map(Some) })
     }
 
-    fn refused(
-        &self,
-        cx: &Sending<'_>,
-        sent: Option<&Authorization>,
-        headers: &HeaderMap,
-        refusals: &mut Refusals,
-    ) -> bool {
+    fn refused(&self, refusal: Refusal<'_>, refusals: &mut Refusals) -> bool {
+        let Refusal { cx, sent, headers } = refusal;
         let Some(sent) = sent else {
             return false;
         };

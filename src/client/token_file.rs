@@ -82,13 +82,18 @@ impl std::fmt::Debug for TokenFile {
     }
 }
 
-/// A token as the cache holds it: the token and its expiry, by the server's clock (which
-/// judges it) and by this machine's as it was when the token was bought (for a process that
-/// has had no answer of the server's yet, and to drop the tokens that have expired). (No
-/// `Debug`: it would show the token.)
+/// A token as the cache holds it: the token, when it was issued and when it expires by the
+/// server's clock (which judges it), and its expiry by this machine's as it was when the token
+/// was bought (for a process that has had no answer of the server's yet, and to drop the
+/// tokens that have expired). Its lifetime (issued to expiry) sets when it is bought again,
+/// for the processes that take it as for the one that bought it. (No `Debug`: it would show
+/// the token.)
 #[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct Entry {
     pub(crate) access_token: String,
+    /// `None` in a cache written before it was kept: the client then assumes Atlas's hour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) issued: Option<DateTime<Utc>>,
     pub(crate) expires: DateTime<Utc>,
     pub(crate) expires_here: DateTime<Utc>,
 }
@@ -327,9 +332,11 @@ mod tests {
     /// A token expiring `lifetime` seconds from now, bought from a server `offset_ms` ahead.
     fn entry(token: &str, lifetime: i64, offset_ms: i64) -> Entry {
         let expires_here = Utc::now() + TimeDelta::seconds(lifetime);
+        let expires = expires_here + TimeDelta::milliseconds(offset_ms);
         Entry {
             access_token: token.into(),
-            expires: expires_here + TimeDelta::milliseconds(offset_ms),
+            issued: expires.checked_sub_signed(TimeDelta::seconds(3600)),
+            expires,
             expires_here,
         }
     }

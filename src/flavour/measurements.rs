@@ -5,6 +5,11 @@
 //! request may carry (Atlas: 10, the spec's `maxItems`; Ops Manager and Cloud Manager state no
 //! limit).
 //!
+//! A name in no catalog is sent as it is: servers add measurements, and the server judges
+//! it (Ops Manager and Cloud Manager answer 404 `INVALID_METRIC_NAME`, with the name in the
+//! detail). A name the catalogs know the flavour not to have (another flavour's only, or a
+//! measurement of another kind) is refused before any request.
+//!
 //! Both catalogs are vendored with their provenance in `tests/fixtures/`
 //! (`ops-manager-measurements/`, `atlas-openapi/`), and `tests/it/metric_names.rs` checks these
 //! tables against them.
@@ -105,6 +110,8 @@ pub const OPS_MANAGER_DATABASE: &[&str] = &[
 ];
 
 /// Atlas's process measurements: the `m` enum of `getGroupProcessMeasurements`, in its order.
+// (Its `MAX_` names and the others line up alike: `duplicates` pairs them. Data, as the
+// specification lists it, not logic written twice.)
 #[rustfmt::skip]
 pub const ATLAS_HOST: &[&str] = &[
     "ASSERT_MSG", "ASSERT_REGULAR", "ASSERT_USER", "ASSERT_WARNING", "BACKGROUND_FLUSH_AVG",
@@ -186,6 +193,31 @@ pub fn frame_measurement_name(name: &str) -> &str {
         .map_or(name, |(om, _)| om)
 }
 
+/// How a flavour asks for a measurement name ([`Flavour::ask_measurement`]).
+///
+/// ```
+/// use opsapi::flavour::MeasurementName;
+/// assert_eq!(MeasurementName::Unknown("NEW_METRIC").as_str(), "NEW_METRIC");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MeasurementName<'a> {
+    /// In the flavour's catalog: the flavour's own name of the series.
+    Known(&'static str),
+    /// In no catalog of opsapi's: sent as it is, for the server to judge.
+    Unknown(&'a str),
+}
+
+impl MeasurementName<'_> {
+    /// The name as it is sent.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Known(n) => n,
+            Self::Unknown(n) => n,
+        }
+    }
+}
+
 /// What a measurements operation is of, as errors say it.
 fn kind(op: Operation) -> &'static str {
     match op {
@@ -222,35 +254,86 @@ impl Flavour {
         }
     }
 
-    /// The name this flavour asks `op` for the series `name` names, which may be either
+    /// How this flavour asks `op` for the series `name` names, which may be either
     /// flavour's name of it (`SYSTEM_NETWORK_BYTES_IN` and `SYSTEM_NETWORK_IN` are one
-    /// series); an [`Error::InvalidArgument`] naming `name` and the flavour when the flavour
-    /// has no such measurement there.
-    pub fn measurement_name(self, op: Operation, name: &str) -> Result<&'static str> {
+    /// series): [`MeasurementName::Known`] in the flavour's own words where its catalog has
+    /// it; [`MeasurementName::Unknown`], sent as it is, where no catalog of opsapi's does
+    /// (servers add measurements: the server judges it). An [`Error::InvalidArgument`], before
+    /// any request, for a name the catalogs know to be something else: a measurement of
+    /// another kind (a disk measurement asked of a host), or one of another flavour only
+    /// (naming both flavours).
+    ///
+    /// ```
+    /// use opsapi::{flavour::MeasurementName, Flavour, Operation};
+    /// let host = Operation::MeasurementsHost;
+    /// assert_eq!(Flavour::Atlas.ask_measurement(host, "SYSTEM_NETWORK_BYTES_IN").unwrap(), MeasurementName::Known("SYSTEM_NETWORK_IN"));
+    /// assert_eq!(Flavour::OpsManager.ask_measurement(host, "NEXT_YEARS_METRIC").unwrap(), MeasurementName::Unknown("NEXT_YEARS_METRIC"));
+    /// let e = Flavour::Atlas.ask_measurement(host, "DB_INDEX_SIZE_TOTAL").unwrap_err();
+    /// assert_eq!(e.to_string(), "invalid argument `metrics`: `DB_INDEX_SIZE_TOTAL` is a host measurement of Ops Manager and Cloud Manager that Atlas does not have");
+    /// ```
+    pub fn ask_measurement(self, op: Operation, name: &str) -> Result<MeasurementName<'_>> {
         let names = self.measurement_names(op);
+        let own = self.own_name(name);
+        if let Some(found) = names.iter().find(|n| **n == own) {
+            return Ok(MeasurementName::Known(found));
+        }
+        let kind_of = |f: Flavour| {
+            MEASUREMENT_OPERATIONS
+                .into_iter()
+                .find(|o| f.measurement_names(*o).contains(&f.own_name(name)))
+        };
+        if let Some(o) = kind_of(self) {
+            return Err(Error::invalid_argument(
+                "metrics",
+                format!(
+                    "`{name}` is not a {} measurement of {self} (it is a {} measurement)",
+                    kind(op),
+                    kind(o)
+                ),
+            ));
+        }
+        let (other, others) = match self {
+            Self::Atlas => (Self::OpsManager, "Ops Manager and Cloud Manager"),
+            _ => (Self::Atlas, "Atlas"),
+        };
+        if let Some(o) = kind_of(other) {
+            return Err(Error::invalid_argument(
+                "metrics",
+                format!(
+                    "`{name}` is a {} measurement of {others} that {self} does not have",
+                    kind(o)
+                ),
+            ));
+        }
+        Ok(MeasurementName::Unknown(name))
+    }
+
+    /// The flavour's name of the series `name` names (either flavour's name of it).
+    fn own_name(self, name: &str) -> &str {
         let frame = frame_measurement_name(name);
-        let own = match self {
+        match self {
             Self::Atlas => ATLAS_MEASUREMENT_NAMES
                 .iter()
                 .find(|(om, _)| *om == frame)
                 .map_or(frame, |(_, atlas)| atlas),
             _ => frame,
-        };
-        if let Some(found) = names.iter().find(|n| **n == own) {
-            return Ok(found);
         }
-        let elsewhere = MEASUREMENT_OPERATIONS
-            .into_iter()
-            .find(|o| *o != op && self.measurement_names(*o).contains(&own))
-            .map(|o| format!(" (it is a {} measurement)", kind(o)))
-            .unwrap_or_default();
-        Err(Error::invalid_argument(
-            "metrics",
-            format!(
-                "`{name}` is not a {} measurement of {self}{elsewhere}",
-                kind(op)
-            ),
-        ))
+    }
+
+    /// The name this flavour's catalog has for the series `name` names, as
+    /// [`Flavour::ask_measurement`] finds it; an [`Error::InvalidArgument`] naming `name` and
+    /// the flavour for a name that it refuses and for one that no catalog of opsapi's has.
+    pub fn measurement_name(self, op: Operation, name: &str) -> Result<&'static str> {
+        match self.ask_measurement(op, name)? {
+            MeasurementName::Known(n) => Ok(n),
+            MeasurementName::Unknown(_) => Err(Error::invalid_argument(
+                "metrics",
+                format!(
+                    "`{name}` is in no catalog of {self}'s {} measurements",
+                    kind(op)
+                ),
+            )),
+        }
     }
 
     /// How many measurement names one request may carry on this flavour: `Some(10)` on Atlas

@@ -20,6 +20,8 @@ mod breaches;
 mod clusters;
 mod findings;
 mod roles;
+pub(crate) mod series;
+pub(crate) mod workload;
 pub use alerts::{
     Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,
 };

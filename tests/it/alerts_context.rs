@@ -325,6 +325,50 @@ async fn a_global_alert_works_too_and_what_cannot_be_placed_says_why() {
     assert!(sim.requests().is_empty());
 }
 
+/// The alert's context with the default options.
+async fn context_of(c: &opsapi::Client, alert: &opsapi::Alert) -> opsapi::AlertContext {
+    c.alerts()
+        .context(alert, &ContextOptions::new())
+        .await
+        .unwrap()
+}
+
+/// The context's first series as (timestamp, value) points, its nulls left out, and when the
+/// alert was raised, floored to the granularity's step (milliseconds).
+fn series_points(ctx: &opsapi::AlertContext, alert: &opsapi::Alert) -> (Vec<(i64, f64)>, i64) {
+    let step = ctx.granularity.seconds() as i64;
+    let raised = floor(alert.created.unwrap(), step).timestamp_millis();
+    let series = &ctx.measurements[0].series[0];
+    let points = series
+        .timestamps
+        .iter()
+        .zip(&series.values)
+        .filter_map(|(&ts, v)| v.map(|v| (ts, v)))
+        .collect();
+    (points, raised)
+}
+
+/// Within `threshold` before the alert was raised, past it while it was open (until `end`).
+fn assert_crosses(
+    points: &[(i64, f64)],
+    raised: i64,
+    end: Option<DateTime<Utc>>,
+    threshold: f64,
+    what: &str,
+) {
+    let until = end.map_or(i64::MAX, |e| e.timestamp_millis());
+    assert!(
+        points.iter().any(|&(ts, v)| ts < raised && v <= threshold),
+        "{what}: {points:?}"
+    );
+    assert!(
+        points
+            .iter()
+            .any(|&(ts, v)| ts >= raised && ts < until && v > threshold),
+        "{what}: {points:?}"
+    );
+}
+
 /// Every metric alert of the world, global and of the history, in its default context: its
 /// series crosses its threshold. A point before the alert was raised is within the threshold,
 /// the point it was raised from is past it, and at minutes that point is its `currentValue`.
@@ -351,11 +395,7 @@ async fn every_metric_alert_shows_its_series_crossing_its_threshold() {
     let mut at_minutes = 0;
     for t in &truth {
         let alert = c.alerts().get(&t.group_id, &t.alert_id).await.unwrap();
-        let ctx = c
-            .alerts()
-            .context(&alert, &ContextOptions::new())
-            .await
-            .unwrap();
+        let ctx = context_of(&c, &alert).await;
         let what = format!(
             "{} {} on {} at {:?}",
             t.alert_id, t.metric_name, t.process_id, ctx.granularity
@@ -368,31 +408,10 @@ async fn every_metric_alert_shows_its_series_crossing_its_threshold() {
         let value = alert.current_value.as_ref().and_then(|v| v.number);
         assert_eq!(value, Some(t.current_value), "{what}");
         assert!(t.current_value > t.threshold, "{what}: {}", t.current_value);
-        let step = ctx.granularity.seconds() as i64;
-        let raised = floor(alert.created.unwrap(), step).timestamp_millis();
-        let series = &ctx.measurements[0].series[0];
-        let points: Vec<(i64, f64)> = series
-            .timestamps
-            .iter()
-            .zip(&series.values)
-            .filter_map(|(&ts, v)| v.map(|v| (ts, v)))
-            .collect();
-        // Within the threshold before it was raised, past it while it was open.
-        let until = t.end.map_or(i64::MAX, |e| e.timestamp_millis());
-        assert!(
-            points
-                .iter()
-                .any(|&(ts, v)| ts < raised && v <= t.threshold),
-            "{what}: {points:?}"
-        );
-        assert!(
-            points
-                .iter()
-                .any(|&(ts, v)| ts >= raised && ts < until && v > t.threshold),
-            "{what}: {points:?}"
-        );
+        let (points, raised) = series_points(&ctx, &alert);
+        assert_crosses(&points, raised, t.end, t.threshold, &what);
         let at = points.iter().find(|p| p.0 == raised).map(|p| p.1);
-        if step == 60 {
+        if ctx.granularity.seconds() == 60 {
             assert_eq!(at, Some(t.current_value), "{what}");
             at_minutes += 1;
         }
@@ -431,4 +450,87 @@ async fn on_atlas_a_replica_set_alerts_events_are_asked_as_the_events_operation(
     );
     let req = opsapi::api::alerts::context::events_request(g, ctx.start, ctx.end).unwrap();
     assert_eq!(req.operation.endpoint_set(), opsapi::EndpointSet::Events);
+}
+
+/// On Atlas, whose alerts name their process by `hostnameAndPort` alone (no `hostId`), every
+/// metric alert of the world in its default context: its process asked by `hostname:port`,
+/// its threshold, and its series crossing it, as on Ops Manager (the alert's metric by its own
+/// name: `OPLOG_SLAVE_LAG_MASTER_TIME` is the replication lag's series).
+#[tokio::test]
+async fn on_atlas_every_metric_alert_shows_its_series_crossing_its_threshold() {
+    use crate::flavours::{api_requests, client_of, sim_of};
+    let sim = sim_of(opsapi::Flavour::Atlas);
+    let c = client_of(&sim);
+    let served: Vec<String> = crate::flavours::served_hosts(&sim)
+        .iter()
+        .map(|h| h.process_id())
+        .collect();
+    let truth: Vec<_> = sim
+        .alert_truth()
+        .metric_alerts
+        .into_iter()
+        .filter(|t| served.contains(&t.process_id))
+        .collect();
+    assert!(truth.len() > 40, "{}", truth.len());
+    let mut metrics: Vec<String> = Vec::new();
+    for t in &truth {
+        let alert = c.alerts().get(&t.group_id, &t.alert_id).await.unwrap();
+        let what = format!("{} {} on {}", t.alert_id, t.metric_name, t.process_id);
+        assert_eq!(
+            (alert.host_id.as_deref(), alert.hostname_and_port.as_deref()),
+            (None, Some(t.process_id.as_str())),
+            "{what}"
+        );
+        metrics.extend(alert.metric_name.clone());
+        sim.clear_requests();
+        let ctx = context_of(&c, &alert).await;
+        let process = format!(
+            "/api/atlas/v2/groups/{}/processes/{}",
+            t.group_id,
+            t.process_id.replace(':', "%3A")
+        );
+        assert!(
+            api_requests(&sim)
+                .iter()
+                .any(|r| r.path == process && r.status == 200),
+            "{what}: {:?}",
+            api_requests(&sim)
+        );
+        // The configuration's threshold, in the series' units: Atlas measures the
+        // replication lag in milliseconds, and its configuration says seconds.
+        let series = &ctx.measurements[0].series[0];
+        let threshold = match alert.metric_name.as_deref() {
+            Some("OPLOG_SLAVE_LAG_MASTER_TIME") => {
+                let ms = Some("MILLISECONDS");
+                assert_eq!(
+                    (ctx.threshold_units.as_deref(), series.units.as_deref()),
+                    (ms, ms)
+                );
+                t.threshold * 1000.0
+            }
+            _ => t.threshold,
+        };
+        assert_eq!(
+            (ctx.note.as_deref(), ctx.threshold),
+            (None, Some(threshold)),
+            "{what}"
+        );
+        assert_eq!(
+            ctx.host().and_then(|h| h.id.clone()),
+            Some(t.process_id.clone())
+        );
+        let (points, raised) = series_points(&ctx, &alert);
+        assert_crosses(&points, raised, t.end, threshold, &what);
+    }
+    metrics.sort();
+    metrics.dedup();
+    assert_eq!(
+        metrics,
+        [
+            "ASSERT_REGULAR",
+            "CONNECTIONS",
+            "DISK_PARTITION_SPACE_USED_DATA",
+            "OPLOG_SLAVE_LAG_MASTER_TIME"
+        ]
+    );
 }

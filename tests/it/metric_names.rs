@@ -1,7 +1,8 @@
 //! Measurement names, per flavour (`opsapi::flavour::measurements`): the tables are the
 //! documented catalogs (Ops Manager's measurement types, Atlas's OpenAPI enums, both vendored
 //! in `tests/fixtures/`); each simulator serves only its flavour's names (and on Atlas, its
-//! units); a name the flavour lacks is refused before any request; each flavour is asked in its
+//! units); a name only another flavour has is refused before any request, naming both, and
+//! a name no catalog knows is sent for the server to judge; each flavour is asked in its
 //! own words while frames carry one set of names; more names than an Atlas request may carry
 //! are asked ten at a time and merged, and Ops Manager keeps one request per target.
 
@@ -189,13 +190,23 @@ async fn each_simulator_serves_only_its_flavours_names_and_units() {
 }
 
 #[tokio::test]
-async fn a_name_the_flavour_lacks_is_refused_before_any_request() {
-    for (flavour, lacks) in [
-        (Flavour::Atlas, "DB_INDEX_SIZE_TOTAL"),
-        // An Atlas *alert* metric: not a measurement anywhere.
-        (Flavour::Atlas, "CACHE_USAGE_USED"),
-        (Flavour::OpsManager, "FTS_DISK_UTILIZATION"),
-        (Flavour::CloudManager, "DISK_QUEUE_DEPTH"),
+async fn a_name_only_another_flavour_has_is_refused_before_any_request_naming_both() {
+    for (flavour, lacks, has) in [
+        (
+            Flavour::Atlas,
+            "DB_INDEX_SIZE_TOTAL",
+            "a host measurement of Ops Manager and Cloud Manager",
+        ),
+        (
+            Flavour::OpsManager,
+            "FTS_DISK_UTILIZATION",
+            "a host measurement of Atlas",
+        ),
+        (
+            Flavour::CloudManager,
+            "DISK_QUEUE_DEPTH",
+            "a disk measurement of Atlas",
+        ),
     ] {
         let sim = sim_of(flavour);
         let c = client_of(&sim);
@@ -217,10 +228,56 @@ async fn a_name_the_flavour_lacks_is_refused_before_any_request() {
             assert_eq!(argument, "metrics");
             assert_eq!(
                 message,
-                &format!("`{lacks}` is not a host measurement of {flavour}")
+                &format!("`{lacks}` is {has} that {flavour} does not have")
             );
         }
         assert!(api_requests(&sim).is_empty(), "{flavour}: nothing sent");
+    }
+}
+
+/// A name no catalog knows (servers add measurements; an Atlas *alert* metric is not a
+/// measurement) is sent as it is, and the server's refusal is the typed error: 404
+/// `INVALID_METRIC_NAME` with the name in its detail, the status Atlas's specification
+/// documents for the measurements too (its only 4xx besides 401, 403 and 429).
+#[tokio::test]
+async fn a_name_no_catalog_knows_is_sent_and_the_server_judges_it() {
+    for flavour in Flavour::ALL {
+        for unknown in ["NEXT_YEARS_MEASUREMENT", "CACHE_USAGE_USED"] {
+            let sim = sim_of(flavour);
+            let c = client_of(&sim);
+            let h = sim
+                .world()
+                .hosts
+                .iter()
+                .find(|h| h.type_name != "STANDALONE")
+                .unwrap()
+                .clone();
+            let id = if flavour == Flavour::Atlas {
+                h.process_id()
+            } else {
+                h.id.clone()
+            };
+            let q = query().metrics(["CONNECTIONS", unknown]);
+            let e = c
+                .measurements()
+                .host(&h.group_id, &id, &q)
+                .await
+                .unwrap_err();
+            let api = e.api().unwrap_or_else(|| panic!("{flavour}: {e:?}"));
+            assert_eq!(
+                (api.status, api.error_code.as_deref()),
+                (404, Some("INVALID_METRIC_NAME")),
+                "{flavour}"
+            );
+            assert!(
+                api.detail.as_deref().is_some_and(|d| d.contains(unknown)),
+                "{flavour}: {api:?}"
+            );
+            assert!(e.is_not_found());
+            let sent = authorized(&sim);
+            assert_eq!(sent.len(), 1, "{flavour}");
+            assert_eq!(m_of(&sent[0]), ["CONNECTIONS", unknown], "{flavour}");
+        }
     }
 }
 
@@ -372,7 +429,8 @@ async fn a_sync_asking_a_name_the_flavour_lacks_is_refused_before_any_request() 
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "invalid argument `metrics`: `DATABASE_FILE_SIZE` is not a database measurement of Atlas"
+        "invalid argument `metrics`: `DATABASE_FILE_SIZE` is a database measurement of Ops \
+         Manager and Cloud Manager that Atlas does not have"
     );
     assert!(sim.requests().is_empty(), "nothing sent");
 }

@@ -133,6 +133,60 @@ async fn a_token_bought_before_its_expiry_by_the_servers_clock() {
     assert!(api_requests(&sim).iter().all(|r| r.status == 200));
 }
 
+/// The server's clock a month ahead of this machine's, and tokens of 600 seconds: when the
+/// `Date` of an answer says 550 of them have passed, the next call buys a new token before it
+/// is sent, with the machine's token cache and without (a token taken back from the cache is
+/// judged by its lifetime, as the client that bought it judges it), and no request goes out
+/// with a token about to lapse.
+#[tokio::test]
+async fn a_token_is_bought_again_when_the_servers_clock_says_550_of_its_600_seconds_passed() {
+    use chrono::{SubsecRound, TimeDelta, Utc};
+    for cache in [false, true] {
+        let ahead = (Utc::now() + TimeDelta::days(30)).trunc_subsecs(0);
+        let sim = start(SimConfig {
+            flavour: Flavour::Atlas,
+            now: Some(ahead),
+            token_lifetime: Duration::from_secs(600),
+            ..SimConfig::default()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let c = Client::atlas()
+            .base_url(sim.base_url())
+            .service_account(sim.client_id(), sim.client_secret())
+            .token_cache_dir(dir.path())
+            .token_cache(cache)
+            .build()
+            .unwrap();
+        let group = sim.group_ids()[0].clone();
+        c.groups().get(&group).await.unwrap();
+        sim.advance(Duration::from_secs(550));
+        c.groups().get(&group).await.unwrap(); // the first token still; its Date says 550 s
+        c.groups().get(&group).await.unwrap();
+        assert!(
+            sim.now() > Utc::now() + TimeDelta::days(29),
+            "the server is ahead"
+        );
+        let log: Vec<_> = sim
+            .requests()
+            .iter()
+            .map(|r| (r.path == TOKEN, r.status))
+            .collect();
+        let (token, api) = (true, false);
+        assert_eq!(
+            log,
+            [
+                (token, 200),
+                (api, 200),
+                (api, 200),
+                (token, 200),
+                (api, 200)
+            ],
+            "cache {cache}"
+        );
+        assert_eq!(dir.path().join("tokens.json").exists(), cache);
+    }
+}
+
 #[tokio::test]
 async fn the_token_endpoints_429_is_waited_out() {
     // Its bucket holds one purchase, back after a second of the simulator's clock.

@@ -2,6 +2,9 @@
 description of the Atlas Admin API v2 (``tests/fixtures/atlas-openapi/spec.json``, an extract
 of its OpenAPI specification, with its provenance).
 
+(Over 600 lines: one check, run as a script by ``make rust-test``, whose parts, the request's,
+the answer's values and its fields, read the specification's schemas the same way.)
+
 Every Atlas simulator started while ``OPSAPI_SIM_EXCHANGES`` names a folder records its
 exchanges there (``src/sim/server/exchanges.rs``). ``conftest.py`` sets it for the Python
 suite and checks what each test's simulators recorded when the test ends; ``make rust-test``
@@ -15,7 +18,11 @@ What is checked, for each operation:
   ``minItems``/``maxItems``, ``uniqueItems``), the required parameters, and the body against
   the request body's schema in the versioned ``Content-Type``;
 - **the answer**: a status the operation documents, the versioned ``Content-Type`` that was
-  asked for (errors: ``application/json``), and a body valid against the response's schema.
+  asked for (errors: ``application/json``), and a body valid against the response's schema;
+- **every field** of a body (the answer's and the request's), at any depth: a property of a
+  schema it can be (OpenAPI lets an object carry properties its schema does not list, so the
+  validation alone passes a field the service never sends, such as Ops Manager's ``hostId``
+  on an Atlas alert).
 
 A request that breaks the specification may be sent only to be refused: a 4xx answer is then
 all the check asks of it (an error body in ``application/json``), and anything else is a
@@ -268,6 +275,7 @@ class Spec:
         self.operations = [Operation(name, op) for name, op in doc["operations"].items()]
         self._schemas = schemas
         self._validators: dict[tuple[str, str], jsonschema.Draft7Validator] = {}
+        self._enum_cache: dict[str, list[tuple[str, list[Any]]]] = {}
 
     @cached_property
     def _roots(self) -> dict[str, dict[str, Any]]:
@@ -413,7 +421,98 @@ class Spec:
         errors = sorted(
             self.validator(schema, direction).iter_errors(value), key=lambda e: list(e.path)
         )
-        return [f"{where}{_where(e)}: {_short(e)}" for e in errors[:5]]
+        out = [f"{where}{_where(e)}: {_short(e)}" for e in errors[:5]]
+        undocumented: list[str] = []
+        self._documented(value, [(None, schema)], where, direction, undocumented)
+        return out + undocumented[:5]
+
+    # ---- every field a property of a schema the value can reach ------------------------------
+
+    def _reach(self, value: Any, named: tuple[Optional[str], Any], direction: str,
+               depth: int = 0) -> list[tuple[Optional[str], dict[str, Any]]]:  # fmt: skip
+        """The schemas that describe ``value`` where ``schema`` does, each with its name:
+        ``$ref`` followed, every part of ``allOf``, the branches of ``oneOf``/``anyOf`` that
+        ``value`` is valid against (all of them where it is valid against none: the
+        validator says so), and where a discriminator maps the value's property, its schema
+        alone (as the validator, and the SDKs, read it)."""
+        name, schema = named
+        while isinstance(schema, dict) and "$ref" in schema:
+            name = schema["$ref"].rsplit("/", 1)[1]
+            schema = self._schemas[name]
+        if not isinstance(schema, dict) or depth > 40:
+            return []
+        disc = schema.get("discriminator", {})
+        mapping = disc.get("mapping") or {}
+        if isinstance(value, dict) and value.get(disc.get("propertyName")) in mapping:
+            ref = {"$ref": mapping[value[disc["propertyName"]]]}
+            return self._reach(value, (None, ref), direction, depth + 1)
+        out = [(name, schema)]
+        for part in schema.get("allOf", []):
+            out += self._reach(value, (None, part), direction, depth + 1)
+        for key in ("oneOf", "anyOf"):
+            branches = schema.get(key, [])
+            # The branches whose enums the value's properties are in (most differ by
+            # `eventTypeName`), then those it is valid against where that leaves several.
+            fit = [b for b in branches if self._enums_fit(value, b)]
+            if len(fit) > 1:
+                fit = [b for b in fit if self.validator(b, direction).is_valid(value)]
+            for b in fit or branches:
+                out += self._reach(value, (None, b), direction, depth + 1)
+        return out
+
+    def _enums_fit(self, value: Any, branch: Any) -> bool:
+        """Whether each property of ``value`` that ``branch`` (or a part of it) gives an enum
+        holds one of its values: a quick way to set aside the branches it cannot be."""
+        if not isinstance(value, dict):
+            return True
+        return all(value[k] in allowed for k, allowed in self._enums(branch) if k in value)
+
+    def _enums(self, schema: Any, depth: int = 0) -> list[tuple[str, list[Any]]]:
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._enum_cache:
+            s = schema
+            while isinstance(s, dict) and "$ref" in s:
+                s = self._schemas[s["$ref"].rsplit("/", 1)[1]]
+            out: list[tuple[str, list[Any]]] = []
+            if isinstance(s, dict) and depth < 10:
+                for k, p in s.get("properties", {}).items():
+                    while isinstance(p, dict) and "$ref" in p:
+                        p = self._schemas[p["$ref"].rsplit("/", 1)[1]]
+                    if isinstance(p, dict) and "enum" in p and not p.get("nullable"):
+                        out.append((k, p["enum"]))
+                for part in s.get("allOf", []):
+                    out += self._enums(part, depth + 1)
+            self._enum_cache[key] = out
+        return self._enum_cache[key]
+
+    def _documented(self, value: Any, schemas: list[tuple[Optional[str], Any]], where: str,
+                    direction: str, out: list[str]) -> None:  # fmt: skip
+        """Appends to ``out`` each field of ``value`` (at any depth) that no schema it can
+        reach has as a property: OpenAPI lets an object carry properties its schema does not
+        list, so the validator alone would pass a field the service never sends. A property
+        may be any where a schema says so (``additionalProperties``), and an object whose
+        schemas list no property at all (``type: object``) is not described further."""
+        reached = [r for named in schemas for r in self._reach(value, named, direction)]
+        if isinstance(value, list):
+            items = [(None, s["items"]) for _, s in reached if "items" in s]
+            for i, v in enumerate(value):
+                self._documented(v, items, f"{where}[{i}]", direction, out)
+            return
+        if not isinstance(value, dict):
+            return
+        listed = [s for _, s in reached if "properties" in s]
+        extra = [s.get("additionalProperties") for _, s in reached]
+        extra = [(None, {} if x is True else x) for x in extra if x is True or isinstance(x, dict)]
+        if not listed and not extra:
+            return
+        for k, v in value.items():
+            own = [(None, s["properties"][k]) for s in listed if k in s["properties"]]
+            if own or extra:
+                self._documented(v, own or extra, f"{where}.{k}", direction, out)
+            else:
+                names = sorted({n for n, s in reached if n and "properties" in s})
+                out.append(f"{where}.{k}: undocumented (a property of none of the schemas it "
+                           f"can be: {', '.join(names) or 'unnamed'})")  # fmt: skip
 
 
 def _where(e: jsonschema.ValidationError) -> str:

@@ -166,3 +166,23 @@ def test_the_readme_example_runs(tmp_path, monkeypatch, capsys):
     with Simulator(seed=0) as sim:  # the README's world
         flapper = sim.alert_truth()["flapping"]["hostname_and_port"]
     assert flapper.split(".")[0] in out  # the flapping host (polars cuts long names)
+
+
+def test_on_atlas_alerts_are_keyed_by_their_hostname_and_port(sim, fixed_now):
+    """Atlas's alerts carry no ``hostId``: the analysis keys them by ``hostnameAndPort`` and
+    finds on them what it finds on Ops Manager's same alerts (Atlas serves none of the
+    standalone processes' alerts), the noisy host first."""
+    from opsapi.testing import Simulator
+
+    with Simulator(flavour="atlas", now=fixed_now) as atlas:
+        frame = atlas.client().alerts.list_all().to_polars()
+        noisy = atlas.alert_truth()["noisy_host"]["hostname_and_port"]
+    assert frame["host_id"].null_count() == frame.height
+    ids = frame["id"].cast(pl.String)
+    same = sim.client().alerts.list_all().to_polars()
+    same = same.filter(pl.col("id").cast(pl.String).is_in(ids.implode()))
+    assert same.height == frame.height and same["host_id"].null_count() < same.height
+    for table in (aa.noisiest, aa.flapping):
+        assert table(frame).to_dicts() == table(same).to_dicts(), table.__name__
+    top = aa.noisiest(frame, by="host").row(0, named=True)
+    assert (top["host"], top["noisy"]) == (noisy, True)

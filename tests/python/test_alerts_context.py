@@ -1,18 +1,23 @@
 """client.alerts.context: a seeded alert of each kind (a host metric, a disk partition's space,
 a replica set without a primary), sync and awaited, placed on its host, partition or replica
 set: the window, granularity and threshold, the exact requests, and a frame equal to what the
-server serves for that window; and the chart."""
+server serves for that window; and the chart. On Atlas, every metric alert of the world, by
+its process's ``hostnameAndPort`` (``alerts show --context`` too)."""
 
 from __future__ import annotations
 
 import datetime as dt
+from urllib.parse import quote
 
 import polars as pl
 import pytest
 from _truth import LONG, PAGE1, frame_rows, get, requests_of, served_rows
 from _truth import world_rows as rows
+from conftest import FIXED_NOW
 
 import opsapi
+from opsapi._duration import parse_duration
+from opsapi.testing import Simulator
 
 UTC = dt.timezone.utc
 
@@ -204,3 +209,99 @@ async def test_options_are_refused_before_any_request(sim, client, aclient, kwar
             await call(c, sim_alert, **kwargs)
         assert f"`{argument}`" in str(e.value)
     assert sim.requests() == []
+
+
+# ---- On Atlas: the process by its hostnameAndPort, every metric alert ------------------------
+
+
+@pytest.fixture(scope="module")
+def atlas():
+    """An Atlas simulator of the suite's world, read only."""
+    with Simulator(flavour="atlas", now=FIXED_NOW) as s:
+        yield s
+
+
+def atlas_metric_alerts(sim) -> list[dict]:
+    """The world's metric alerts about processes Atlas has (it has no standalone ones)."""
+    c = sim.client()
+    served = {h.id for g in sim.group_ids for h in c.hosts.list(g)}
+    return [t for t in sim.alert_truth()["metric_alerts"] if t["process_id"] in served]
+
+
+def crosses(ctx, alert, threshold: float, end) -> bool:
+    """Whether the context's series is within ``threshold`` before the alert was raised and
+    past it while it was open (until ``end``)."""
+    step = parse_duration(ctx.granularity)
+    raised = floor(alert.created, step)
+    f = ctx.frame.filter(pl.col("value").is_not_null())
+    before = f.filter((pl.col("timestamp") < raised) & (pl.col("value") <= threshold))
+    during = f.filter(
+        (pl.col("timestamp") >= raised)
+        & (pl.col("timestamp") < (end or ctx.end + step))
+        & (pl.col("value") > threshold)
+    )
+    return before.height > 0 and during.height > 0
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+async def test_on_atlas_every_metric_alert_shows_its_series_crossing_its_threshold(atlas, kind):
+    """Atlas's alerts carry ``hostnameAndPort`` and no ``hostId``: the context asks the process
+    by it (``/processes/{hostname:port}``), and every metric alert's series crosses its
+    threshold, as on Ops Manager."""
+    client = atlas.client() if kind == "sync" else atlas.async_client()
+    reader = atlas.client()
+    truth = atlas_metric_alerts(atlas)
+    assert len(truth) > 40
+    metrics = set()
+    for t in truth:
+        g, process = t["group_id"], t["process_id"]
+        alert = reader.alerts.get(g, t["alert_id"])
+        assert (alert.host_id, alert.hostname_and_port) == (None, process)
+        assert "hostId" not in alert.to_dict()
+        metrics.add(alert.metric_name)
+        atlas.clear_requests()
+        ctx = await call(client, alert)
+        what = f"{t['alert_id']} {alert.metric_name} on {process}"
+        asked = [r["path"] for r in atlas.requests() if r["authorized"]]
+        assert f"/api/atlas/v2/groups/{g}/processes/{quote(process, safe='')}" in asked, what
+        # The configuration's threshold in the series' units: Atlas measures the replication
+        # lag in milliseconds, and its configuration says seconds.
+        units = ctx.frame["units"].cast(pl.String).unique().to_list()
+        threshold = t["threshold"]
+        if alert.metric_name == "OPLOG_SLAVE_LAG_MASTER_TIME":
+            assert (ctx.threshold_units, units) == ("MILLISECONDS", ["MILLISECONDS"]), what
+            threshold *= 1000
+        assert (ctx.note, ctx.threshold, ctx.host.id) == (None, threshold, process), what
+        assert crosses(ctx, alert, threshold, t["end"]), what
+    assert metrics == {
+        "ASSERT_REGULAR", "CONNECTIONS", "DISK_PARTITION_SPACE_USED_DATA",
+        "OPLOG_SLAVE_LAG_MASTER_TIME",
+    }  # fmt: skip
+
+
+def test_on_atlas_alerts_show_context_shows_each_metric_alerts_series(atlas, capsys, monkeypatch):
+    """``opsapi alerts show ID --project G --context`` against Atlas: a metric alert of each
+    metric, its series (its sparkline) and threshold, as ``alerts.context`` gives them."""
+    from test_cli import run
+
+    from opsapi.cli.alert_show import sparkline
+
+    for name, value in (("OPSAPI_FLAVOUR", "atlas"), ("OPSAPI_BASE_URL", atlas.base_url),
+                        ("OPSAPI_CLIENT_ID", atlas.client_id),
+                        ("OPSAPI_CLIENT_SECRET", atlas.client_secret)):  # fmt: skip
+        monkeypatch.setenv(name, value)
+    for name in ("OPSAPI_PUBLIC_KEY", "OPSAPI_PRIVATE_KEY", "OPSAPI_CA_FILE", "OPSAPI_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPSAPI_CONFIG", "/nonexistent/opsapi.toml")
+    reader = atlas.client()
+    each = {t["metric_name"]: t for t in atlas_metric_alerts(atlas)}
+    assert len(each) == 4
+    for t in each.values():
+        g, a = t["group_id"], t["alert_id"]
+        code, out, err = run(capsys, "alerts", "show", a, "--project", g, "--context")
+        assert code == 0, err
+        ctx = reader.alerts.context(reader.alerts.get(g, a))
+        assert f", threshold {ctx.threshold:,g}" in out, out
+        line = out.rstrip("\n").splitlines()[-2]
+        values = ctx.frame["value"].to_list()
+        assert len(values) > 2 and line.strip() == sparkline(values).strip(), (a, out)

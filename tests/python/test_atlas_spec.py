@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from _atlas_spec import DEPARTURES, Exchange, Reader, Spec, check_all
+from _atlas_spec import SPEC as SPEC_FILE
 from conftest import FIXED_NOW
 
 from opsapi.testing import Simulator
@@ -127,6 +128,45 @@ def test_a_body_against_its_schema(spec):
     )
 
 
+METRIC_ALERT = {
+    "id": G, "groupId": G, "alertConfigId": G, "eventTypeName": "OUTSIDE_METRIC_THRESHOLD",
+    "status": "OPEN", "created": "2026-03-01T00:00:00Z", "updated": "2026-03-01T00:00:00Z",
+    "metricName": "CONNECTIONS", "currentValue": {"number": 2100.0, "units": "RAW"},
+    "hostnameAndPort": P, "replicaSetName": "rs0", "clusterName": "orders", "links": [],
+}  # fmt: skip
+
+
+def test_every_field_of_an_answer_is_a_property_of_a_schema_it_can_be(spec):
+    """OpenAPI lets an object carry properties its schema does not list, so validation alone
+    passes a field the service never sends: each field, at any depth, must be a property of a
+    schema the answer can be (following $ref, allOf, the oneOf branches it matches, a
+    discriminator's schema, arrays' items)."""
+    assert spec.check(exchange(ALERT, METRIC_ALERT)) == []
+    page = {"results": [METRIC_ALERT], "totalCount": 1, "links": []}
+    assert spec.check(exchange(f"/groups/{G}/alerts", page)) == []
+    # Ops Manager's fields of an alert, which no schema of Atlas's alerts has.
+    invented = {**METRIC_ALERT, "hostId": "7c5e4c2c05ba1b5f9b4e4b8e3b5c9f02", "typeName":
+                "HOST_METRIC", "tags": []}  # fmt: skip
+    problems = spec.check(exchange(ALERT, invented))
+    assert names(problems) == ["answer.body.hostId", "answer.body.typeName", "answer.body.tags"]
+    assert "undocumented" in problems[0]
+    listed = spec.check(exchange(f"/groups/{G}/alerts", {**page, "results": [invented]}))
+    assert names(listed)[0] == "answer.body.results[0].hostId"
+    # Deeper: a field of a nested object, and of an array's item.
+    nested = {**METRIC_ALERT, "currentValue": {"number": 1.0, "units": "RAW", "raw": 1}}
+    assert names(spec.check(exchange(ALERT, nested))) == ["answer.body.currentValue.raw"]
+    q = "granularity=PT1H&period=P1D"
+    point = json.loads(json.dumps(MEASUREMENTS))
+    point["measurements"][0]["dataPoints"][0]["quality"] = "good"
+    assert names(spec.check(exchange(MEASURE, point, query=q))) == [
+        "answer.body.measurements[0].dataPoints[0].quality"
+    ]
+    # An error's body too.
+    error = {**ERROR, "requestId": "abc"}
+    refused = exchange(MEASURE, error, query=q, status=404, answer_type="application/json")
+    assert names(spec.check(refused)) == ["answer.body.requestId"]
+
+
 def test_acknowledging_takes_either_version_until_its_sunset_and_answers_200(spec):
     alert = {"id": G, "groupId": G, "alertConfigId": G, "eventTypeName": "NO_PRIMARY",
              "status": "OPEN",
@@ -213,3 +253,30 @@ def test_a_wrong_request_to_an_atlas_simulator_fails_the_check(tmp_path, monkeyp
     assert names(problems) == ["request.query", "answer.status"], problems
     assert "bogus is not a parameter of groups.get" in problems[0]
     assert problems[0].endswith("(simulator of " + exchanges[0].started_by + ")")
+
+
+def test_the_flavour_tables_atlas_rows_are_the_specifications():
+    """Each operation Atlas has, by the flavour table (``OPERATION_TABLE``), is one of the
+    extract's (found by its ``operationId``: ``extract.py``'s allowlist), with the same method,
+    the same path (the same literal segments, a placeholder where the specification has one),
+    versions the specification serves with their sunset dates, and query parameters it
+    documents; and the extract holds no operation the table lacks."""
+    from opsapi._native import OPERATION_TABLE
+
+    doc = json.loads(SPEC_FILE.read_text(encoding="utf-8"))["operations"]
+    atlas = {name: row for name, row in OPERATION_TABLE.items() if "atlas" in row["flavours"]}
+    assert sorted(doc) == sorted(atlas), "the extract's allowlist is the table's Atlas rows"
+    for name, row in atlas.items():
+        op = doc[name]
+        assert op["method"] == row["method"], name
+        ours = ("/api/atlas/v2" + row["atlas_path"]).split("/")
+        theirs = op["path"].split("/")
+        assert len(ours) == len(theirs), (name, op["path"])
+        for a, b in zip(ours, theirs):
+            assert a.startswith("{") == b.startswith("{"), (name, op["path"])
+            assert a.startswith("{") or a == b, (name, op["path"])
+        for version, sunset in row["atlas_versions"]:
+            assert version in op["versions"], (name, version)
+            assert op["sunset"].get(version) == sunset, (name, version)
+        documented = {p["name"] for p in op["parameters"] if p["in"] == "query"}
+        assert set(row["query"]) <= documented, (name, set(row["query"]) - documented)

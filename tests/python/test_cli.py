@@ -422,6 +422,22 @@ def fake_sim(monkeypatch) -> list[list[str]]:
     return calls
 
 
+@pytest.fixture
+def fake_mcp(monkeypatch) -> list[dict]:
+    """`opsapi mcp` serves until its client leaves: recorded here instead, once its options
+    are checked, with what it would serve (so that it runs on CPython 3.9, without the SDK)."""
+    from opsapi.cli import mcp
+
+    calls: list[dict] = []
+
+    def serve(args, http, token, max_ack) -> int:
+        calls.append({"store": args.store, "http": http, "profile": args.profile})
+        return 0
+
+    monkeypatch.setattr(mcp, "serve", serve)
+    return calls
+
+
 def _one_line_usage_error(code: int, out: str, err: str, *needles: str) -> None:
     assert code == cli.EXIT_USAGE, err
     assert out == ""
@@ -430,7 +446,9 @@ def _one_line_usage_error(code: int, out: str, err: str, *needles: str) -> None:
         assert needle in err, (needle, err)
 
 
-def test_global_options_before_or_after_every_command(profiled, capsys, fake_sim, tmp_path) -> None:
+def test_global_options_before_or_after_every_command(
+    profiled, capsys, fake_sim, fake_mcp, tmp_path
+) -> None:
     g, h = _first_host(profiled)
     store = str(tmp_path / "store")
     window = ["--granularity", "PT1H", "--period", "P1D", "--metric", "CONNECTIONS"]
@@ -445,6 +463,7 @@ def test_global_options_before_or_after_every_command(profiled, capsys, fake_sim
         "store": (["store", "info", store], list),  # what the sync above stored
         "config": (["config", "list"], list),
         "completion": (["completion", "bash"], None),
+        "mcp": (["mcp", "--http", "127.0.0.1:0"], None),
         "sim": (["sim", "--port", "0", "--seed", "3"], None),
     }
     assert sorted(cases) == _top_level_commands(), "a new command needs its case here"
@@ -465,6 +484,7 @@ def test_global_options_before_or_after_every_command(profiled, capsys, fake_sim
         assert code == 0, (argv, err)
         assert "Traceback" not in err
     assert fake_sim == [["--port", "0", "--seed", "3"]]  # the globals are not the sim's flags
+    assert fake_mcp == [{"store": None, "http": ("127.0.0.1", 0), "profile": "simp"}]
     code, out, _ = run(capsys, "--profile", "simp", "completion", "zsh")
     assert out.startswith("#compdef opsapi")
 

@@ -1,5 +1,7 @@
 """``opsapi capacity`` against the shared simulator: the summary and the headroom table in 80
-columns, colour only on a terminal, the same as JSON, and the requests it sends."""
+columns, colour only on a terminal, the same as JSON, and the requests it sends; its arguments
+checked before any request, and a clusters listing the server refuses costing only the
+deployments' cluster names."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import re
 import pytest
 
 pytest.importorskip("opsapi._native", reason="the compiled opsapi package is not installed")
+
+from test_cli import run  # noqa: E402  (the one in-process runner of the CLI tests)
 
 from opsapi import cli  # noqa: E402
 
@@ -145,3 +149,49 @@ def test_history_backtests_the_ranges(env) -> None:
     assert [b["horizon"] for b in conns] == [7, 14, 30]
     assert all(b["interval_source"] == "backtest" for b in conns)
     env.clear_requests()
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (("--window", "xyz"), "--window"),
+        (("--history", "soon"), "--history"),
+        (("--granularity", "PT2M"), "--granularity"),
+    ],
+)
+def test_every_argument_is_checked_before_any_request(env, capsys, argv, flag) -> None:
+    env.clear_requests()
+    code, out, err = run(capsys, "capacity", *argv)
+    assert code == cli.EXIT_USAGE and out == ""
+    assert err.startswith(f"error: {flag}: "), err
+    assert env.requests() == []
+
+
+@pytest.mark.parametrize(("status", "why"), [(404, "the server has no clusters listing"),
+                                             (403, "the key may not list clusters")])  # fmt: skip
+def test_a_clusters_listing_refused_names_deployments_by_replica_set(
+    own_sim, monkeypatch, capsys, status, why
+) -> None:
+    """An older Ops Manager (404) or a key without the permission (403): the listing only
+    names the deployments, so the command goes on, naming them by replica set and shard, and
+    says why once."""
+    for name, value in (("OPSAPI_BASE_URL", own_sim.base_url),
+                        ("OPSAPI_PUBLIC_KEY", own_sim.public_key),
+                        ("OPSAPI_PRIVATE_KEY", own_sim.private_key)):  # fmt: skip
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("OPSAPI_CA_FILE", raising=False)
+    g = own_sim.group_ids[0]
+    own_sim.inject(status, path=f"/groups/{g}/clusters")
+    code, out, err = run(capsys, "capacity", "--window", "2d")
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        f"warning: deployments are named by replica set and shard: {why} (project {g}: HTTP "
+        f"{status})"
+    ], err
+    refused = [r for r in own_sim.requests() if r["path"].endswith("/clusters")]
+    assert [r["status"] for r in refused] == [status], "one listing asked, then none"
+    said = set(re.findall(r"^  \w+ · ([\w-]+):", out, re.M))
+    clusters = {c["name"] for c in own_sim.cluster_truth()}
+    assert said and not said & clusters, said
+    assert "Prod · rs0" in out

@@ -63,6 +63,7 @@ def test_bash_completion_completes_commands_options_and_values(capsys) -> None:
         "clusters",
         "completion",
         "config",
+        "mcp",
         "measurements",
         "projects",
         "sim",
@@ -145,7 +146,7 @@ TREE = parser_tree()
 def test_the_parser_walk_sees_the_cli() -> None:
     assert TREE[()][0] == {
         "alerts", "capacity", "clusters", "measurements", "config", "completion", "projects",
-        "sim", "store", "sync",
+        "sim", "store", "sync", "mcp",
     }  # fmt: skip
     assert {"--profile", "--output", "-o"} <= TREE[()][1]  # the global options
     assert ("alerts", "ack") in TREE and "--yes" in TREE[("alerts", "ack")][1]

@@ -141,11 +141,12 @@ def commands(sim, store: str) -> dict[str, list[str]]:
 
 def test_every_command_is_run_here(terminal, tmp_path) -> None:
     """A new command fails here until ``commands`` runs it (``completion`` and ``sim`` print
-    a script and the simulator's keys: text the width does not concern)."""
+    a script and the simulator's keys: text the width does not concern; ``mcp`` prints
+    nothing, it speaks MCP on stdio)."""
     from opsapi.cli import COMMANDS
 
     ran = {name.split()[0] for name in commands(terminal, str(tmp_path / "store"))}
-    assert set(COMMANDS) - {"completion", "sim"} <= ran, set(COMMANDS) - ran
+    assert set(COMMANDS) - {"completion", "sim", "mcp"} <= ran, set(COMMANDS) - ran
 
 
 def test_every_command_fits_100_columns(terminal, capsys, tmp_path) -> None:

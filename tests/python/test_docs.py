@@ -5,7 +5,7 @@ working folder. The simulators they start stand on the suite's fixed clock (``FI
 unless a block gives ``now=`` itself, so what a page prints does not depend on the hour. A
 ``text`` block titled ``Output`` right after a python block is what that block prints, and
 is compared with it. A page that needs an optional package that is not installed (Dask,
-DuckDB, Altair for ``AlertContext.chart()``) is skipped, saying which.
+DuckDB, Altair for ``AlertContext.chart()``, the MCP SDK) is skipped, saying which.
 
 New pages need nothing here: every ``docs/**/*.md`` is found, and each guide must have at
 least one python block.
@@ -34,6 +34,7 @@ OPTIONAL = {
     "dask": r"^\s*(from|import) dask\b",
     "duckdb": r"^\s*(from|import) duckdb\b",
     "altair": r"\.chart\(",  # AlertContext.chart() draws with Altair
+    "mcp": r"^\s*(from|import) mcp\b",  # opsapi mcp's SDK (CPython 3.10 or later)
 }
 
 

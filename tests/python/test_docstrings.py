@@ -34,6 +34,14 @@ try:  # the Dask extra is optional
     MODULES.append(opsapi.dask)
 except ImportError:  # pragma: no cover - without dask installed
     pass
+try:  # the MCP SDK too (CPython 3.10 or later)
+    import mcp  # noqa: F401
+
+    import opsapi.mcp
+
+    MODULES.append(opsapi.mcp)
+except ImportError:  # pragma: no cover - without the SDK
+    pass
 
 # Python's own protocol methods, documented by the language.
 PROTOCOL = {"__init__", "__new__"}

@@ -1,5 +1,6 @@
 """Measurement names per flavour, from Python: the tables the native module exports (Rust's),
-a name the flavour lacks refused before any request (sync and async), the README's capacity
+a name only another flavour has refused before any request (sync and async), one no catalog
+knows sent for the server to judge (its refusal typed, one warning), the README's capacity
 example against Atlas asking only names the specification accepts, at most 10 a request, and
 the fleet benchmark's pull staying one request per target on Ops Manager."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import logging
 import re
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -50,18 +52,28 @@ def test_the_native_module_exports_each_flavours_names_and_limit():
     assert "DATABASE_VIEW_COUNT" in MEASUREMENT_NAMES["atlas"]["database"]
 
 
+def _clients_and_a_host(sim: Simulator) -> tuple:
+    """A client and an async client of ``sim``, a project and its first host (by the
+    flavour's id), and an empty request log."""
+    client, aclient = sim.client(), sim.async_client()
+    g = sim.group_ids[0]
+    h = client.hosts.list(g)[0].id
+    sim.clear_requests()
+    return client, aclient, g, h
+
+
 @pytest.mark.parametrize(
-    ("flavour", "lacks"),
-    [("atlas", "DB_INDEX_SIZE_TOTAL"), ("ops-manager", "FTS_DISK_UTILIZATION")],
+    ("flavour", "lacks", "has"),
+    [
+        ("atlas", "DB_INDEX_SIZE_TOTAL", "a host measurement of Ops Manager and Cloud Manager"),
+        ("ops-manager", "FTS_DISK_UTILIZATION", "a host measurement of Atlas"),
+    ],
 )
-def test_a_name_the_flavour_lacks_is_refused_before_any_request(flavour, lacks):
+def test_a_name_only_another_flavour_has_is_refused_before_any_request(flavour, lacks, has):
     with Simulator(now=FIXED_NOW, flavour=flavour) as sim:
-        client, aclient = sim.client(), sim.async_client()
-        g = sim.group_ids[0]
-        h = client.hosts.list(g)[0].id
-        sim.clear_requests()
+        client, aclient, g, h = _clients_and_a_host(sim)
         kw = {"granularity": "PT1H", "period": "P1D", "metrics": ["CONNECTIONS", lacks]}
-        want = f"`{lacks}` is not a host measurement of {NAMES[flavour]}"
+        want = f"`{lacks}` is {has} that {NAMES[flavour]} does not have"
         for call in (
             lambda: client.measurements.host(g, h, **kw),
             lambda: client.measurements.fleet([(g, h)], **kw),
@@ -71,6 +83,34 @@ def test_a_name_the_flavour_lacks_is_refused_before_any_request(flavour, lacks):
                 call()
             assert e.value.argument == "metrics"
         assert sim.requests() == []
+
+
+@pytest.mark.parametrize("flavour", ["ops-manager", "cloud-manager", "atlas"])
+def test_a_name_no_catalog_knows_is_sent_and_the_servers_refusal_is_typed(flavour, caplog):
+    """Servers add measurements: a name no catalog of opsapi's has is sent as it is, the
+    server's 404 ``INVALID_METRIC_NAME`` is a ``NotFoundError`` with the name in its detail,
+    and the ``opsapi`` logger says once per name (in this process) that opsapi does not know
+    it."""
+    unknown = f"NEXT_YEARS_MEASUREMENT_{flavour.upper().replace('-', '_')}"
+    with Simulator(now=FIXED_NOW, flavour=flavour) as sim:
+        client, aclient, g, h = _clients_and_a_host(sim)
+        kw = {"granularity": "PT1H", "period": "P1D", "metrics": ["CONNECTIONS", unknown]}
+        with caplog.at_level(logging.WARNING, logger="opsapi"):
+            for call in (
+                lambda: client.measurements.host(g, h, **kw),
+                lambda: asyncio.run(_awaited(aclient.measurements.host, g, h, **kw)),
+            ):
+                with pytest.raises(opsapi.NotFoundError) as e:
+                    call()
+                assert (e.value.status, e.value.error_code) == (404, "INVALID_METRIC_NAME")
+                assert unknown in e.value.detail
+        asked = _asked(sim)
+    assert asked == [("host", ["CONNECTIONS", unknown])] * 2
+    said = [r.getMessage() for r in caplog.records if r.name == "opsapi" and unknown in r.message]
+    assert said == [
+        f"opsapi does not know the measurement {unknown}: sent to {NAMES[flavour]} as it is, "
+        "for the server to judge"
+    ]
 
 
 def _readme_capacity_code() -> str:

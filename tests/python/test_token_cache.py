@@ -1,12 +1,14 @@
 """One Atlas service-account token across processes: the token cache that the processes of
 one machine share (``token_cache=`` of ``Client.atlas``), as a user of Python sees it: one
-purchase for many clients, the cache file's mode and contents, the option's arguments, and
+purchase for many clients, the cache file's mode and contents, the option's arguments,
 sixteen Dask workers pulling a fleet from a simulator whose token endpoint allows ten a
-minute. (The cache's rules, clock skew and refused tokens included, are tested in Rust:
-src/client/token_file.rs and tests/it/oauth.rs.)"""
+minute, and a token bought again by the server's clock, cache or not. (The cache's rules,
+clock skew and refused tokens included, are tested in Rust: src/client/token_file.rs and
+tests/it/oauth.rs.)"""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import stat
@@ -60,6 +62,25 @@ def test_the_users_cache_folder_by_default_and_token_cache_false_keeps_none(atla
     assert os.path.exists(default)
     atlas.client(token_cache=True).groups.list()
     assert purchases(atlas) == [200, 200], "the client without the cache, and one for both"
+
+
+@pytest.mark.parametrize("cache", [False, True])
+def test_a_token_is_bought_again_at_550_of_600_seconds_by_a_server_clock_ahead(tmp_path, cache):
+    """The server's clock a month ahead of this machine's: once an answer's ``Date`` says
+    550 of a token's 600 seconds have passed, the next call buys a new one first, with the
+    token cache and without (one rule for the cache and the client)."""
+    ahead = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=30)).replace(microsecond=0)
+    with Simulator(flavour="atlas", projects=1, now=ahead, token_lifetime=600) as sim:
+        client = sim.client(token_cache=tmp_path / "tokens" if cache else False)
+        g = sim.group_ids[0]
+        client.groups.get(g)
+        sim.advance(550)
+        client.groups.get(g)  # the first token still: its Date says 550 s have passed
+        client.groups.get(g)
+        log = [(r["path"] == TOKEN, r["status"]) for r in sim.requests()]
+    token, api = True, False
+    assert log == [(token, 200), (api, 200), (api, 200), (token, 200), (api, 200)]
+    assert (tmp_path / "tokens" / "tokens.json").exists() == cache
 
 
 def test_the_cache_is_keyed_by_client_id_and_a_wrong_secret_shows_without_it(atlas, tmp_path):

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import polars as pl
 
 from opsapi._duration import parse_duration
+from opsapi.exceptions import ForbiddenError, InvalidArgumentError, NotFoundError
 
 from ._common import _MS_PER_DAY, _disk_points, _reference_now
 from .autoscaling import at_max_tier, auto_scaling, said
@@ -29,8 +30,8 @@ from .rollup import _HOST, _rank, _rolled_up, _shard_growth
 from .topology import topology
 from .trend import INTERVAL_LEVEL, fit_peaks
 
-__all__ = ["HEADROOM_DISK_METRICS", "HEADROOM_HOST_METRICS", "RESOURCES", "headroom",
-           "headroom_inputs"]  # fmt: skip
+__all__ = ["HEADROOM_DISK_METRICS", "HEADROOM_HOST_METRICS", "RESOURCES", "check_pull",
+           "headroom", "headroom_inputs"]  # fmt: skip
 
 #: The host measurements :func:`headroom` reads (pull them with ``metrics=``).
 HEADROOM_HOST_METRICS = [
@@ -78,10 +79,14 @@ class HeadroomInputs(_Inputs):
     ``headroom(*inputs, clusters=inputs.clusters)`` to name deployments by their clusters)."""
 
     clusters: list[Any]
+    #: What :func:`headroom_inputs` noticed without stopping for it (a clusters listing the
+    #: server refused), one sentence each.
+    warnings: list[str]
 
     def __new__(cls, host_frame: Any, disk_frame: Any, hosts: Any, clusters: Any = None) -> Any:
         self = super().__new__(cls, host_frame, disk_frame, hosts)
         self.clusters = list(clusters or [])
+        self.warnings = []
         return self
 
 
@@ -105,24 +110,21 @@ def headroom_inputs(
     how wrong they were before (:func:`backtest`; ``"63d"`` is what Atlas keeps of hourly
     data, enough for horizons up to 30 days with a 14-day window).
 
+    Every argument is checked before any request (:func:`check_pull`). A clusters listing
+    the server refuses (404: an Ops Manager older than the endpoint; 403: a key without the
+    permission) only costs the deployments' names: ``inputs.clusters`` is then empty,
+    :func:`headroom` names them by replica set and shard, and ``inputs.warnings`` says why.
+
     >>> inputs = headroom_inputs(client, window="2d")
     >>> len(inputs.hosts), sorted(inputs.disk_frame["measurement"].unique().cast(str))[:2]
     (15, ['DISK_PARTITION_IOPS_TOTAL', 'DISK_PARTITION_LATENCY_READ'])
     """
+    period = check_pull(client, window=window, granularity=granularity, history=history)
     if group_ids is None:
         group_ids = [g.id for g in client.groups.list()]
     group_ids = list(group_ids)
     hosts = [h for g in group_ids for h in client.hosts.list(g)]
-    clusters = [c for g in group_ids for c in client.clusters.list(g)]
-    span = parse_duration(window)
-    if history is not None:
-        span = max(span, parse_duration(history))
-    secs = int(span.total_seconds())
-    period = (
-        f"P{secs // 86400}D" if secs % 86400 == 0
-        else f"PT{secs // 3600}H" if secs % 3600 == 0
-        else f"PT{secs}S"
-    )  # fmt: skip
+    clusters, warnings = _clusters(client, group_ids)
     host_targets = [(h.group_id, h.id) for h in hosts]
     disk_targets = [(g, h, p) for g, h in host_targets for p in client.hosts.partitions(g, h)]
     host_frame = client.measurements.fleet(
@@ -131,7 +133,64 @@ def headroom_inputs(
     disk_frame = client.measurements.fleet(
         disk_targets, granularity=granularity, period=period, metrics=HEADROOM_DISK_METRICS
     )
-    return HeadroomInputs(host_frame, disk_frame, hosts, clusters)
+    inputs = HeadroomInputs(host_frame, disk_frame, hosts, clusters)
+    inputs.warnings = warnings
+    return inputs
+
+
+def check_pull(
+    client: Any,
+    *,
+    window: str | timedelta = "14d",
+    granularity: str = "PT1H",
+    history: str | timedelta | None = None,
+) -> str:
+    """Checks the arguments of :func:`headroom_inputs` without sending anything (an
+    ``InvalidArgumentError`` naming the one refused), and returns the period it pulls: the
+    longer of ``window`` and ``history``, in ISO 8601.
+
+    >>> check_pull(client, window="14d", history="63d")
+    'P63D'
+    >>> check_pull(client, window="xyz")
+    Traceback (most recent call last):
+    opsapi.exceptions.InvalidArgumentError: invalid argument `window`: ...
+    """
+    spans = []
+    for name, value in (("window", window), ("history", history)):
+        if value is None:
+            continue
+        try:
+            spans.append(parse_duration(value))
+        except InvalidArgumentError as e:
+            detail = str(e).split(": ", 1)[-1]
+            raise InvalidArgumentError(f"invalid argument `{name}`: {detail}", name) from None
+    secs = int(max(spans).total_seconds())
+    period = (
+        f"P{secs // 86400}D" if secs % 86400 == 0
+        else f"PT{secs // 3600}H" if secs % 3600 == 0
+        else f"PT{secs}S"
+    )  # fmt: skip
+    # The granularity and the period as the fleet pulls check them: a pull of no target
+    # checks its arguments and sends nothing.
+    client.measurements.fleet([], granularity=granularity, period=period)
+    return period
+
+
+def _clusters(client: Any, group_ids: list[str]) -> tuple[list[Any], list[str]]:
+    """The projects' clusters, or none and why where the server refuses a listing (they only
+    name the deployments)."""
+    clusters: list[Any] = []
+    for g in group_ids:
+        try:
+            clusters += client.clusters.list(g)
+        except (NotFoundError, ForbiddenError) as e:
+            why = "the server has no clusters listing" if e.status == 404 else (
+                "the key may not list clusters")  # fmt: skip
+            return [], [
+                f"deployments are named by replica set and shard: {why} (project {g}: HTTP "
+                f"{e.status})"
+            ]
+    return clusters, []
 
 
 def headroom(

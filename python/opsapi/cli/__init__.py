@@ -53,6 +53,7 @@ Example::
     $ opsapi sync fleet-store --granularity PT1H --window P35D   # only what is new
     $ opsapi store info fleet-store
     $ opsapi store check fleet-store           # every file whole? (exit 7 names the bad ones)
+    $ opsapi mcp --store fleet-store           # the tools an assistant calls (stdio)
     $ opsapi config init --profile prod        # asks; or every answer as a flag
     $ source <(opsapi completion bash)
 
@@ -136,6 +137,9 @@ COMMANDS: dict[str, CommandInfo] = {
         "store", "SYNC", "sync a measurement store: only what is new since the last sync"
     ),
     "store": CommandInfo("store", "STORE", "what a measurement store holds"),
+    "mcp": CommandInfo(
+        "mcp", "MCP", "serve an assistant over MCP: what runs out first, why an alert fired"
+    ),
     "config": CommandInfo("profiles", "CONFIG", "profiles: connection settings by name"),
     "completion": CommandInfo("completion", "COMPLETION", "print a shell completion script"),
     "sim": CommandInfo("sim", "SIM", "run the API simulator until Ctrl-C (opsapi sim --help)"),

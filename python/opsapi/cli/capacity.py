@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import textwrap
 from typing import Any, TextIO
 
 from ._base import (
     Command,
+    UsageError,
     client,
     common,
     format_option,
@@ -78,15 +80,25 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
 def _inputs(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
     """What ``headroom`` reads, and the project names: from the server (a profile or
-    ``OPSAPI_*``). The measurement store's reader goes here (``--store PATH``)."""
+    ``OPSAPI_*``), every argument checked first. The measurement store's reader goes here
+    (``--store PATH``)."""
+    import opsapi
     from opsapi import capacity
+    from opsapi.capacity.headroom import check_pull
 
     c = client(args)
+    pull = {"window": args.window, "granularity": args.granularity, "history": args.history}
+    try:
+        check_pull(c, **pull)
+    except opsapi.InvalidArgumentError as e:
+        if e.argument not in pull:
+            raise
+        raise UsageError(f"--{e.argument}: {str(e).split(': ', 1)[-1]}") from None
     groups = {g.id: g.name for g in c.groups.list()}
     ids = project_ids(c, args.projects) or list(groups)
-    inputs = capacity.headroom_inputs(
-        c, ids, window=args.window, granularity=args.granularity, history=args.history
-    )
+    inputs = capacity.headroom_inputs(c, ids, **pull)
+    for warning in inputs.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return inputs, {g: groups.get(g, g) for g in ids}
 
 

@@ -4,117 +4,26 @@
 //! hosts it concerns and their events instead.
 //!
 //! What is asked, in order: the alert's host (`GET /groups/{g}/hosts/{h}` when the alert has
-//! a `hostId`, else the project's hosts, matched on `hostnameAndPort` or `replicaSetName`)
-//! and, for a metric alert, the project's alert configurations (for the threshold), both at
-//! once; then the measurements (a disk alert: the host's partitions first; a database alert
-//! without `databaseName`: its databases first), or for an alert without a metric the
-//! project's events of the window.
+//! a `hostId`; on Atlas, whose alerts name a process by its `hostnameAndPort` alone,
+//! `GET /groups/{g}/processes/{hostname:port}`; else the project's hosts, matched on
+//! `hostnameAndPort` or `replicaSetName`) and, for a metric alert, the project's alert
+//! configurations (for the threshold), both at once; then the measurements (a disk alert: the
+//! host's partitions first; a database alert without `databaseName`: its databases first),
+//! or for an alert without a metric the project's events of the window.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use futures_util::StreamExt;
 
+pub use super::metric::{measurement_of, unit_factor, MetricKind};
 use super::Alerts;
 use crate::api::measurements::{Granularity, MeasurementsQuery, Target};
 use crate::error::{Error, Result};
+use crate::flavour::Flavour;
 use crate::iso8601::IsoDuration;
 use crate::models::time::format_timestamp;
 use crate::models::{Alert, Event, Host, Measurements, Model};
 use crate::paging::list_all;
 use crate::request::Request;
-
-/// Where an alert's measurement is read: a host, a disk partition or a database.
-///
-/// ```
-/// assert_eq!(opsapi::MetricKind::Disk.as_str(), "disk");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum MetricKind {
-    /// `/groups/{g}/hosts/{h}/measurements`
-    Host,
-    /// `/groups/{g}/hosts/{h}/disks/{partition}/measurements`
-    Disk,
-    /// `/groups/{g}/hosts/{h}/databases/{database}/measurements`
-    Database,
-}
-
-impl MetricKind {
-    /// `"host"`, `"disk"` or `"database"`, as fleet pulls name them.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Host => "host",
-            Self::Disk => "disk",
-            Self::Database => "database",
-        }
-    }
-}
-
-/// The measurement an alert's `metricName` is read from: its kind, the measurement's name, and
-/// for a disk alert the role of the partition (`DATA`, `INDEX`, `JOURNAL`) when the name says.
-///
-/// Alert configurations name disk metrics by partition role (`DISK_PARTITION_SPACE_USED_DATA`
-/// is the space used of the data partition, in percent); database metrics and host metrics
-/// carry the measurement's own name. A name this table does not map is asked as a host
-/// measurement of that name.
-///
-/// ```
-/// use opsapi::api::alerts::context::measurement_of;
-/// use opsapi::MetricKind;
-/// assert_eq!(
-///     measurement_of("DISK_PARTITION_SPACE_USED_DATA"),
-///     (MetricKind::Disk, "DISK_PARTITION_SPACE_PERCENT_USED".to_string(), Some("DATA"))
-/// );
-/// assert_eq!(measurement_of("CONNECTIONS"), (MetricKind::Host, "CONNECTIONS".to_string(), None));
-/// assert_eq!(measurement_of("CACHE_USAGE_USED").1, "CACHE_USED_BYTES"); // Atlas's alert name
-/// assert_eq!(measurement_of("DATABASE_DATA_SIZE").0, MetricKind::Database);
-/// ```
-pub fn measurement_of(metric_name: &str) -> (MetricKind, String, Option<&'static str>) {
-    if let Some((_, m)) = ALERT_MEASUREMENTS.iter().find(|(a, _)| *a == metric_name) {
-        return (MetricKind::Host, m.to_string(), None);
-    }
-    if metric_name.starts_with("DATABASE_") {
-        return (MetricKind::Database, metric_name.to_string(), None);
-    }
-    if let Some(rest) = metric_name.strip_prefix("DISK_PARTITION_") {
-        let role = ["DATA", "INDEX", "JOURNAL"]
-            .into_iter()
-            .find(|r| rest.ends_with(&format!("_{r}")));
-        let base = match role {
-            Some(r) => &rest[..rest.len() - r.len() - 1],
-            None => rest,
-        };
-        // The alert names of the space and I/O of a partition, and their measurements.
-        let measurement = match (base, role) {
-            ("SPACE_USED", Some(_)) => "SPACE_PERCENT_USED",
-            ("READ_IOPS", _) => "IOPS_READ",
-            ("WRITE_IOPS", _) => "IOPS_WRITE",
-            ("READ_LATENCY", _) => "LATENCY_READ",
-            ("WRITE_LATENCY", _) => "LATENCY_WRITE",
-            (other, _) => other,
-        };
-        return (
-            MetricKind::Disk,
-            format!("DISK_PARTITION_{measurement}"),
-            role,
-        );
-    }
-    (MetricKind::Host, metric_name.to_string(), None)
-}
-
-/// Atlas's alert metric names (its specification's `HostMetricAlert`) of host measurements it
-/// names otherwise in `m` (the measurements' own names, which frames carry).
-const ALERT_MEASUREMENTS: [(&str, &str); 10] = [
-    ("OPLOG_SLAVE_LAG_MASTER_TIME", "OPLOG_REPLICATION_LAG_TIME"),
-    ("CACHE_USAGE_DIRTY", "CACHE_DIRTY_BYTES"),
-    ("CACHE_USAGE_USED", "CACHE_USED_BYTES"),
-    ("TICKETS_AVAILABLE_WRITES", "TICKETS_AVAILABLE_WRITE"),
-    ("NORMALIZED_SYSTEM_CPU_USER", "SYSTEM_NORMALIZED_CPU_USER"),
-    ("NORMALIZED_SYSTEM_CPU_STEAL", "SYSTEM_NORMALIZED_CPU_STEAL"),
-    ("DOCUMENT_RETURNED", "DOCUMENT_METRICS_RETURNED"),
-    ("DOCUMENT_INSERTED", "DOCUMENT_METRICS_INSERTED"),
-    ("DOCUMENT_UPDATED", "DOCUMENT_METRICS_UPDATED"),
-    ("DOCUMENT_DELETED", "DOCUMENT_METRICS_DELETED"),
-];
 
 /// At most this many points per series: a window that would hold more at a granularity takes
 /// a coarser one (a day of minutes, a chart's width).
@@ -353,9 +262,10 @@ pub struct AlertContext {
     pub hosts: Vec<Host>,
     /// The measurements: one per host, partition or database read.
     pub measurements: Vec<Measurements>,
-    /// `metricThreshold.threshold` of the alert's configuration, when it has one.
+    /// `metricThreshold.threshold` of the alert's configuration, when it has one, in the
+    /// units of the series (a configuration in seconds of a series in milliseconds: ×1000).
     pub threshold: Option<f64>,
-    /// `metricThreshold.units`.
+    /// Its units: the series', where it was converted to them, else `metricThreshold.units`.
     pub threshold_units: Option<String>,
     /// For an alert without a metric: the project's events of the window about its hosts,
     /// its replica set or the alert itself, oldest first.
@@ -376,6 +286,24 @@ impl AlertContext {
     #[cfg(feature = "frames")]
     pub fn frame(&self) -> Result<polars::prelude::DataFrame> {
         crate::frame::long_frame(&self.measurements)
+    }
+}
+
+/// The threshold in the units of the series it is drawn against, where the configuration
+/// gives it in other units of the same kind: Atlas's replication lag is measured in
+/// milliseconds, and its alert configurations say seconds.
+fn in_series_units(ctx: &mut AlertContext) {
+    let series = ctx.measurements.iter().flat_map(|m| &m.series).next();
+    let (Some(threshold), Some(from), Some(to)) = (
+        ctx.threshold,
+        ctx.threshold_units.as_deref(),
+        series.and_then(|s| s.units.as_deref()),
+    ) else {
+        return;
+    };
+    if let Some(factor) = unit_factor(from, to) {
+        ctx.threshold = Some(threshold * factor);
+        ctx.threshold_units = Some(to.to_string());
     }
 }
 
@@ -468,14 +396,14 @@ impl Alerts<'_> {
             ctx.note = Some("the alert's host has no id".into());
             return Ok(ctx);
         };
-        // A measurement the server's catalog does not have is not asked (the client would
-        // refuse it before sending): the alert's metric is not one the server measures.
+        // A measurement the catalogs know the flavour not to have is not asked (the client
+        // would refuse it before sending); one they do not know is, and the server judges it.
         let op = match kind {
             MetricKind::Host => crate::Operation::MeasurementsHost,
             MetricKind::Disk => crate::Operation::MeasurementsDisk,
             MetricKind::Database => crate::Operation::MeasurementsDatabase,
         };
-        if client.flavour().measurement_name(op, &measurement).is_err() {
+        if client.flavour().ask_measurement(op, &measurement).is_err() {
             ctx.note = Some(no_measurement(kind, &measurement));
             return Ok(ctx);
         }
@@ -520,6 +448,7 @@ impl Alerts<'_> {
                 Err(e) => return Err(e),
             }
         }
+        in_series_units(&mut ctx);
         if targets.is_empty() {
             ctx.note = Some(format!(
                 "host {h} has no {}",
@@ -536,7 +465,13 @@ impl Alerts<'_> {
     /// The hosts an alert concerns, and why there are none when there are none.
     async fn hosts_of(&self, g: &str, alert: &Alert) -> Result<(Vec<Host>, Option<String>)> {
         let hosts = self.client.hosts();
-        if let Some(h) = alert.host_id.as_deref() {
+        // The host by its id: Ops Manager's `hostId`; on Atlas, the process's `hostname:port`
+        // (its id there), which its alerts carry as `hostnameAndPort`.
+        let id = match self.client.flavour() {
+            Flavour::Atlas => alert.hostname_and_port.as_deref(),
+            _ => alert.host_id.as_deref(),
+        };
+        if let Some(h) = id {
             return match hosts.get(g, h).await {
                 Ok(host) => Ok((vec![host], None)),
                 Err(e) if e.is_not_found() => {
@@ -576,18 +511,29 @@ impl Alerts<'_> {
         ))
     }
 
-    /// The events of the window about the context's hosts, its replica set or the alert.
+    /// The events of the window about the context's hosts, its replica set or the alert. On
+    /// Atlas, whose events name no host but by its replica set (and port), a host's events
+    /// are those of its replica set.
     async fn events_of(&self, g: &str, ctx: &AlertContext) -> Result<Vec<Event>> {
         let req = events_request(g, ctx.start, ctx.end)?;
         let events = list_all::<Event>(self.client, req).await?;
         let ids: Vec<&str> = ctx.hosts.iter().filter_map(|h| h.id.as_deref()).collect();
-        let rs = ctx.alert.replica_set_name.as_deref();
+        let mut sets: Vec<&str> = ctx.alert.replica_set_name.as_deref().into_iter().collect();
+        if self.client.flavour() == Flavour::Atlas {
+            sets.extend(
+                ctx.hosts
+                    .iter()
+                    .filter_map(|h| h.replica_set_name.as_deref()),
+            );
+        }
         let mut out: Vec<Event> = events
             .into_vec()
             .into_iter()
             .filter(|e| {
                 e.host_id.as_deref().is_some_and(|h| ids.contains(&h))
-                    || (rs.is_some() && e.replica_set_name.as_deref() == rs)
+                    || e.replica_set_name
+                        .as_deref()
+                        .is_some_and(|r| sets.contains(&r))
                     || (e.alert_id.is_some() && e.alert_id == ctx.alert.id)
             })
             .collect();

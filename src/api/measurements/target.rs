@@ -4,7 +4,6 @@
 //! in a fleet pull: below both the measurements handle and the fleet machinery
 //! (`src/fleet.rs`, `src/parquet.rs`, the store's sync), which use them.
 
-use crate::api::hosts::host_path;
 use crate::api::measurements::query::MeasurementsQuery;
 use crate::client::Client;
 use crate::error::{Error, Result};
@@ -190,23 +189,17 @@ impl std::fmt::Display for Target {
 /// ```
 pub fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Request> {
     query.validate()?;
-    let base = host_path(target.group_id(), target.host_id())?;
-    let (path, op) = match target {
-        Target::Host { .. } => (base.lit("measurements"), Operation::MeasurementsHost),
-        Target::Disk { partition_name, .. } => (
-            base.lit("disks")
-                .id("partition_name", partition_name)?
-                .lit("measurements"),
-            Operation::MeasurementsDisk,
-        ),
-        Target::Database { database_name, .. } => (
-            base.lit("databases")
-                .id("database_name", database_name)?
-                .lit("measurements"),
-            Operation::MeasurementsDatabase,
-        ),
-    };
-    Ok(Request::get(op, path.finish()).query(query.to_pairs()))
+    let (g, h) = (target.group_id(), target.host_id());
+    let req = match target {
+        Target::Host { .. } => Operation::MeasurementsHost.request(&[g, h]),
+        Target::Disk { partition_name, .. } => {
+            Operation::MeasurementsDisk.request(&[g, h, partition_name])
+        }
+        Target::Database { database_name, .. } => {
+            Operation::MeasurementsDatabase.request(&[g, h, database_name])
+        }
+    }?;
+    Ok(req.query(query.to_pairs()))
 }
 
 /// The measurements operation of a kind (`"host"`, `"disk"` or `"database"`).
@@ -222,20 +215,21 @@ fn operation_of(kind: &str) -> Result<Operation> {
     }
 }
 
-/// Checks, before any request, that `flavour` has every measurement of `names` for targets of
-/// `kind` (`"host"`, `"disk"` or `"database"`): the [`Error::InvalidArgument`] names the
-/// first it lacks and the flavour.
+/// Checks, before any request, that no measurement of `names` is one the catalogs know
+/// `flavour` not to have for targets of `kind` (`"host"`, `"disk"` or `"database"`): the
+/// [`Error::InvalidArgument`] names the first and both flavours. A name no catalog of
+/// opsapi's has passes: the server judges it ([`Flavour::ask_measurement`]).
 ///
 /// ```
 /// use opsapi::{api::measurements::check_metric_names, Flavour};
-/// assert!(check_metric_names(Flavour::Atlas, "host", &["CONNECTIONS"]).is_ok());
+/// assert!(check_metric_names(Flavour::Atlas, "host", &["CONNECTIONS", "NEXT_YEARS_METRIC"]).is_ok());
 /// let e = check_metric_names(Flavour::Atlas, "database", &["DATABASE_FILE_SIZE"]).unwrap_err();
-/// assert_eq!(e.to_string(), "invalid argument `metrics`: `DATABASE_FILE_SIZE` is not a database measurement of Atlas");
+/// assert_eq!(e.to_string(), "invalid argument `metrics`: `DATABASE_FILE_SIZE` is a database measurement of Ops Manager and Cloud Manager that Atlas does not have");
 /// ```
 pub fn check_metric_names<S: AsRef<str>>(flavour: Flavour, kind: &str, names: &[S]) -> Result<()> {
     let op = operation_of(kind)?;
     for name in names {
-        flavour.measurement_name(op, name.as_ref())?;
+        flavour.ask_measurement(op, name.as_ref())?;
     }
     Ok(())
 }

@@ -63,12 +63,15 @@ impl AlertContext {
             .map_err(|e| crate::python::errors::to_py_err(py, e))?;
         Ok(crate::python::frame::PyFrame(frame))
     }
-    /// `metricThreshold.threshold` of the alert's configuration, or None.
+    /// `metricThreshold.threshold` of the alert's configuration, or None; in the units of
+    /// the frame's series where the configuration says other units of the same kind (Atlas's
+    /// replication lag: 60 seconds configured, 60000 in its milliseconds).
     #[getter]
     fn threshold(&self) -> Option<f64> {
         self.inner.threshold
     }
-    /// `metricThreshold.units` of the alert's configuration, or None.
+    /// The threshold's units: the series' where it was converted to them, else
+    /// `metricThreshold.units` of the alert's configuration; None without a threshold.
     #[getter]
     fn threshold_units(&self) -> Option<&str> {
         self.inner.threshold_units.as_deref()

@@ -27,7 +27,9 @@ impl Ctx<'_> {
         }
         m.insert("eventTypeName".into(), json!(a.event_type_name));
         m.insert("groupId".into(), json!(a.group_id));
-        if let Some(h) = &a.host_id {
+        // Atlas names a process by its `hostnameAndPort` alone: its alerts have no `hostId`
+        // (nor `typeName` and `tags`, below), which no schema of its specification documents.
+        if let Some(h) = a.host_id.as_ref().filter(|_| !self.atlas()) {
             m.insert("hostId".into(), json!(h));
         }
         if let Some(h) = &a.hostname_and_port {
@@ -62,8 +64,10 @@ impl Ctx<'_> {
             m.insert("resolved".into(), json!(iso(t)));
         }
         m.insert("status".into(), json!(a.status));
-        m.insert("tags".into(), json!([]));
-        m.insert("typeName".into(), json!(a.type_name));
+        if !self.atlas() {
+            m.insert("tags".into(), json!([]));
+            m.insert("typeName".into(), json!(a.type_name));
+        }
         m.insert("updated".into(), json!(iso(&a.updated)));
         Value::Object(m)
     }
@@ -116,24 +120,10 @@ impl Ctx<'_> {
             Ok(s) => s,
             Err(e) => return e,
         };
-        let mut bounds = [None, None];
-        for (i, name) in ["createdOnOrAfter", "createdOnOrBefore"].iter().enumerate() {
-            if let Some(v) = self.q.get(name) {
-                match parse_time(v) {
-                    Some(t) => bounds[i] = Some(t),
-                    None => {
-                        return err(
-                            400,
-                            "INVALID_QUERY_PARAMETER",
-                            format!(
-                                "An invalid value {v} was specified for query parameter {name}."
-                            ),
-                            vec![json!(name), json!(v)],
-                        )
-                    }
-                }
-            }
-        }
+        let bounds = match self.time_bounds(["createdOnOrAfter", "createdOnOrBefore"]) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
         let now = self.shared.clock.now();
         let w = self.world();
         let items: Vec<_> = w
@@ -150,24 +140,28 @@ impl Ctx<'_> {
         reply
     }
 
-    pub(crate) fn global_alert(&self, id: &str, body: &[u8]) -> Reply {
+    /// `PATCH /globalAlerts/{alert_id}`: acknowledges or un-acknowledges it.
+    pub(crate) fn acknowledge_global_alert(&self, id: &str, body: &[u8]) -> Reply {
         let now = self.shared.clock.now();
-        if self.method == "PATCH" {
-            let ack = match parse_ack(body, false) {
-                Ok(a) => a,
-                Err(e) => return e,
-            };
-            let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
-            let Some(a) = w.alerts.iter_mut().find(|a| a.id == id) else {
-                drop(w);
-                return alert_not_found(id);
-            };
-            apply_ack(a, ack, now, self.user);
-            self.shared.generation.fetch_add(1, Ordering::SeqCst);
-            let a = a.clone();
+        let ack = match parse_ack(body, false) {
+            Ok(a) => a,
+            Err(e) => return e,
+        };
+        let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
+        let Some(a) = w.alerts.iter_mut().find(|a| a.id == id) else {
             drop(w);
-            return self.r.entity(201, self.alert_json(&a, now, true));
-        }
+            return alert_not_found(id);
+        };
+        apply_ack(a, ack, now, self.user);
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        let a = a.clone();
+        drop(w);
+        self.r.entity(201, self.alert_json(&a, now, true))
+    }
+
+    /// `GET /globalAlerts/{alert_id}`.
+    pub(crate) fn global_alert(&self, id: &str) -> Reply {
+        let now = self.shared.clock.now();
         let w = self.world();
         match w.alerts.iter().find(|a| a.id == id) {
             Some(a) => {

@@ -48,6 +48,7 @@
 //! truth accessors; the server, world and faults have files of their own.)
 
 mod aim;
+mod causes;
 mod churn;
 pub mod cli;
 mod clock;
@@ -83,6 +84,7 @@ pub use world::{
 pub use world::{
     Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,
 };
+pub use world::{Causes, ElectionCause, RestartCause, ScalingCause};
 
 /// How to seed and run a simulator.
 #[derive(Debug, Clone)]

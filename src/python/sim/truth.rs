@@ -105,6 +105,14 @@ impl PySimulator {
         alerts::truth(py, self.with(|s| s.alert_truth())?)
     }
 
+    /// The seeded causes of the world's alerts and findings (`Simulator::cause_truth`), with
+    /// the events as the simulator's flavour names them.
+    fn cause_truth<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (causes, atlas) =
+            self.with(|s| (s.cause_truth(), s.flavour() == crate::Flavour::Atlas))?;
+        super::causes::truth(py, causes, atlas)
+    }
+
     /// The seeded disk growth of every partition (the truth a capacity forecast should
     /// find): one dict per partition.
     fn partition_truth<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {

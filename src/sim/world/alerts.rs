@@ -438,6 +438,7 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
             acknowledged_until: None,
             acknowledgement_comment: None,
             acknowledging_username: None,
+            cluster_name: None,
         };
         truth.disk_alerts.push(seeded(
             &alert,
@@ -545,6 +546,7 @@ fn make(r: &mut SplitMix64, p: &Plan<'_>, anchor: DateTime<Utc>) -> (Alert, Opti
         acknowledged_until: None,
         acknowledgement_comment: None,
         acknowledging_username: None,
+        cluster_name: None,
     };
     let ack = p
         .ack_after
@@ -579,11 +581,13 @@ fn ack_event(r: &mut SplitMix64, a: &Alert, at: DateTime<Utc>) -> Event {
         created: at,
         event_type_name: "ALERT_ACKNOWLEDGED_AUDIT".into(),
         body: Value::Object(body),
+        cluster_id: None,
+        on_atlas: None,
     }
 }
 
 /// Adds events to their projects' events, keeping each project's newest first.
-fn add_events(world: &mut World, events: Vec<Event>) {
+pub(super) fn add_events(world: &mut World, events: Vec<Event>) {
     if events.is_empty() {
         return;
     }

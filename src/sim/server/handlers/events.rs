@@ -22,6 +22,70 @@ fn as_atlas(e: &crate::sim::world::Event, m: &mut Map<String, Value>) -> Option<
 }
 
 impl Ctx<'_> {
+    /// Whether the flavour serves `e` (Atlas names some events otherwise: `world/causes.rs`).
+    fn serves_event(&self, e: &crate::sim::world::Event) -> bool {
+        e.on_atlas.is_none_or(|atlas| atlas == self.atlas())
+    }
+
+    /// `GET /groups/{g}/events`: newest first, filtered by the documented `eventType`
+    /// (repeated), `minDate` and `maxDate`, and on Atlas by `clusterNames` (repeated: the
+    /// events of those clusters, which Atlas's cluster events name only this way).
+    pub(crate) fn events(&self, g: &str) -> Reply {
+        let mut bounds = [None, None];
+        for (i, name) in ["minDate", "maxDate"].iter().enumerate() {
+            if let Some(v) = self.q.get(name) {
+                match parse_time(v) {
+                    Some(t) => bounds[i] = Some(t),
+                    None => return invalid_query(name, v),
+                }
+            }
+        }
+        let types = self.q.all("eventType");
+        let names = if self.atlas() {
+            self.q.all("clusterNames")
+        } else {
+            Vec::new()
+        };
+        let w = self.world();
+        let clusters: Vec<&str> = w
+            .clusters
+            .iter()
+            .filter(|c| c.group_id == g && names.contains(&c.name.as_str()))
+            .map(|c| c.id.as_str())
+            .collect();
+        let items: Vec<_> = w
+            .events
+            .iter()
+            .filter(|e| e.group_id == g && self.serves_event(e))
+            .filter(|e| types.is_empty() || types.contains(&e.event_type_name.as_str()))
+            .filter(|e| bounds[0].is_none_or(|t| e.created >= t))
+            .filter(|e| bounds[1].is_none_or(|t| e.created <= t))
+            .filter(|e| {
+                names.is_empty() || e.cluster_id.as_deref().is_some_and(|c| clusters.contains(&c))
+            })
+            .collect();
+        let reply = self.list(items, |e| self.event_json(e, self.q.flag("includeRaw")));
+        drop(w);
+        reply
+    }
+
+    /// `GET /groups/{g}/events/{e}`.
+    pub(crate) fn event(&self, g: &str, e: &str) -> Reply {
+        let w = self.world();
+        let found = w
+            .events
+            .iter()
+            .find(|x| x.group_id == g && x.id == e && self.serves_event(x));
+        match found {
+            Some(ev) => {
+                let v = self.event_json(ev, self.q.flag("includeRaw"));
+                drop(w);
+                self.r.entity(200, v)
+            }
+            None => not_found_resource(self.path),
+        }
+    }
+
     pub(crate) fn event_json(&self, e: &crate::sim::world::Event, raw: bool) -> Value {
         let mut v = e.body.clone();
         if let Value::Object(m) = &mut v {

@@ -244,41 +244,8 @@ impl Ctx<'_> {
             Route::AlertConfigAlerts(g, c) => self.config_alerts(g, c),
             Route::GroupAlerts(g) => self.project_alerts(g),
             Route::GroupAlert(g, a) => self.project_alert(g, a, body),
-            Route::Events(g) => {
-                let mut bounds = [None, None];
-                for (i, name) in ["minDate", "maxDate"].iter().enumerate() {
-                    if let Some(v) = self.q.get(name) {
-                        match parse_time(v) {
-                            Some(t) => bounds[i] = Some(t),
-                            None => return invalid_query(name, v),
-                        }
-                    }
-                }
-                let types = self.q.all("eventType");
-                let w = self.world();
-                let items: Vec<_> = w
-                    .events
-                    .iter()
-                    .filter(|e| e.group_id == g)
-                    .filter(|e| types.is_empty() || types.contains(&e.event_type_name.as_str()))
-                    .filter(|e| bounds[0].is_none_or(|t| e.created >= t))
-                    .filter(|e| bounds[1].is_none_or(|t| e.created <= t))
-                    .collect();
-                let reply = self.list(items, |e| self.event_json(e, self.q.flag("includeRaw")));
-                drop(w);
-                reply
-            }
-            Route::Event(g, e) => {
-                let w = self.world();
-                match w.events.iter().find(|x| x.group_id == g && x.id == e) {
-                    Some(ev) => {
-                        let v = self.event_json(ev, self.q.flag("includeRaw"));
-                        drop(w);
-                        self.r.entity(200, v)
-                    }
-                    None => not_found_resource(self.path),
-                }
-            }
+            Route::Events(g) => self.events(g),
+            Route::Event(g, e) => self.event(g, e),
             Route::Clusters(g) => self.clusters(g),
             Route::Cluster(g, c) => self.cluster(g, c),
             Route::GlobalAlerts => self.cached_alert_list(|| self.global_alerts()),

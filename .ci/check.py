@@ -13,7 +13,9 @@ What a changed path brings in (each step once, in this order):
 - python/opsapi/<path>/<name>.py: the tests named after it (tests/python/test_<name>*.py,
   and test_<package>*.py for a package's __init__.py), run with the installed extension;
 - tests/python/*.py: that file (a conftest or helper module: every test file that imports it);
-- docs/: the tests of the docs (test_docs*.py).
+- docs/: the tests of the docs (test_docs*.py);
+- the flavour table, the bindings, docs/_ext/ and .ci/stubs.py: the tests that what is
+  generated from them is committed (test_operations, test_operation_table, test_stub).
 `make test` stays the judge: this is what a change most likely breaks, in minutes.
 """
 
@@ -56,8 +58,15 @@ def python_tests_for(path: str) -> set[Path]:
             return set(TESTS.glob("test_*.py"))
         module = re.compile(rf"\b(import|from)\s+{re.escape(p.stem)}\b")
         return {t for t in TESTS.glob("test_*.py") if module.search(t.read_text(encoding="utf-8"))}
+    # What is generated from the flavour table and the native module's declarations (the
+    # README's operation table, the reference pages, the generated stub) and its generators.
+    if path.startswith(("src/flavour", "src/python/", "docs/_ext/", ".ci/stubs")):
+        generated = {TESTS / "test_operations.py", TESTS / "test_operation_table.py"}
+        generated |= {TESTS / "test_stub.py"}
+    else:
+        generated = set()
     if path.startswith("docs/"):
-        return set(TESTS.glob("test_docs*.py"))
+        return set(TESTS.glob("test_docs*.py")) | generated
     names: list[str] = []
     if path.startswith("python/opsapi/") and p.suffix in (".py", ".pyi"):
         names.append(p.parent.name if p.stem == "__init__" else p.stem.lstrip("_"))
@@ -65,7 +74,7 @@ def python_tests_for(path: str) -> set[Path]:
             names.append(p.parent.name)  # a package's module: the package's tests too
     elif path.startswith("src/python/") and p.suffix == ".rs":
         names.append(p.parent.name if p.stem == "mod" else p.stem)
-    return {t for n in names for t in TESTS.glob(f"test_{n}*.py")}
+    return {t for n in names for t in TESTS.glob(f"test_{n}*.py")} | generated
 
 
 def plan(paths: list[str]) -> list[list[str]]:

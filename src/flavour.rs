@@ -26,7 +26,10 @@ use std::fmt;
 use std::str::FromStr;
 
 pub mod measurements;
+mod operations;
 pub use measurements::{frame_measurement_name, MeasurementName, ATLAS_MEASUREMENT_NAMES};
+pub(crate) use operations::{path_for, segments, Segment};
+pub use operations::{Answer, AtlasVersion, Operation, Row, Scope};
 
 /// A server flavour. [`crate::Client::flavour`] tells a client's.
 ///
@@ -85,12 +88,7 @@ impl Flavour {
 
     /// Whether the flavour has `operation` at all.
     pub fn supports(self, operation: Operation) -> bool {
-        let row = operation.row();
-        match self {
-            Self::OpsManager => true,
-            Self::CloudManager => row.cloud_manager,
-            Self::Atlas => row.atlas.is_some(),
-        }
+        operation.row().on(self)
     }
 
     /// The versioned media type's version of `operation` (`2023-01-01`): Atlas only.
@@ -103,8 +101,8 @@ impl Flavour {
     /// ```
     pub fn version(self, operation: Operation) -> Option<&'static str> {
         match self {
-            Self::Atlas => operation.row().atlas,
-            _ => None,
+            Self::Atlas => operation.row().atlas_versions.first().map(|v| v.date),
+            Self::OpsManager | Self::CloudManager => None,
         }
     }
 
@@ -168,7 +166,8 @@ impl FromStr for Flavour {
 
 /// Atlas's rate-limited endpoint sets: each has a token bucket per project (monitoring and
 /// logs: 300 requests, refilled at 100 a minute; alerts: 1 200, refilled at 500 a minute;
-/// events: 300, refilled at 100 a minute), and [`crate::ClientBuilder::rate_limit_for`] a
+/// events: 300, refilled at 100 a minute; Performance Advisor: 1 200, refilled at 500 a
+/// minute), and [`crate::ClientBuilder::rate_limit_for`] a
 /// client-side pace per set.
 ///
 /// ```
@@ -185,25 +184,29 @@ pub enum EndpointSet {
     Alerts,
     /// Events.
     Events,
+    /// The Performance Advisor of processes and clusters.
+    PerformanceAdvisor,
     /// Everything else (projects, clusters, the access list).
     Other,
 }
 
 impl EndpointSet {
     /// Every set.
-    pub const ALL: [EndpointSet; 4] = [
+    pub const ALL: [EndpointSet; 5] = [
         EndpointSet::Monitoring,
         EndpointSet::Alerts,
         EndpointSet::Events,
+        EndpointSet::PerformanceAdvisor,
         EndpointSet::Other,
     ];
 
-    /// `"monitoring"`, `"alerts"`, `"events"` or `"other"`.
+    /// `"monitoring"`, `"alerts"`, `"events"`, `"performance_advisor"` or `"other"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Monitoring => "monitoring",
             Self::Alerts => "alerts",
             Self::Events => "events",
+            Self::PerformanceAdvisor => "performance_advisor",
             Self::Other => "other",
         }
     }
@@ -227,258 +230,16 @@ impl FromStr for EndpointSet {
                     "rate_limit",
                     format!(
                         "`{s}` is not an endpoint set (\"monitoring\", \"alerts\", \"events\", \
-                         \"other\")"
+                         \"performance_advisor\", \"other\")"
                     ),
                 )
             })
     }
 }
 
-/// One operation of the API, whatever the flavour: what a request is, so that the client can
-/// give it its flavour's path and media type ([`crate::Request::for_flavour`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Operation {
-    /// `GET /admin/accessList`
-    AccessListList,
-    /// `DELETE /admin/accessList/{id}`
-    AccessListDelete,
-    /// `GET /globalAlerts`
-    GlobalAlertsList,
-    /// `GET /globalAlerts/{id}`
-    GlobalAlertsGet,
-    /// `PATCH /globalAlerts/{id}`
-    GlobalAlertsAcknowledge,
-    /// `GET /groups/{g}/alerts`
-    AlertsList,
-    /// `GET /groups/{g}/alerts/{a}`
-    AlertsGet,
-    /// `PATCH /groups/{g}/alerts/{a}` (acknowledge, un-acknowledge)
-    AlertsAcknowledge,
-    /// `GET /groups/{g}/alertConfigs`
-    AlertConfigsList,
-    /// `GET /groups/{g}/alertConfigs/{c}/alerts`
-    AlertConfigsOpenAlerts,
-    /// `GET /groups`
-    GroupsList,
-    /// `GET /groups/{g}`
-    GroupsGet,
-    /// `GET /groups/{g}/hosts` (Atlas: `/processes`)
-    HostsList,
-    /// `GET /groups/{g}/hosts/{h}`
-    HostsGet,
-    /// `GET /groups/{g}/hosts/{h}/disks`
-    HostsPartitions,
-    /// `GET /groups/{g}/hosts/{h}/databases`
-    HostsDatabases,
-    /// `GET /groups/{g}/hosts/{h}/measurements`
-    MeasurementsHost,
-    /// `GET /groups/{g}/hosts/{h}/disks/{p}/measurements`
-    MeasurementsDisk,
-    /// `GET /groups/{g}/hosts/{h}/databases/{d}/measurements`
-    MeasurementsDatabase,
-    /// `GET /groups/{g}/events`
-    EventsList,
-    /// `GET /groups/{g}/events/{e}`
-    EventsGet,
-    /// `GET /groups/{g}/clusters`
-    ClustersList,
-    /// `GET /groups/{g}/clusters/{c}` (Ops Manager: the cluster's id; Atlas: its name)
-    ClustersGet,
-}
-
-/// One row of the table: what an operation is called, its Atlas version (`None`: Atlas does
-/// not have it), whether Cloud Manager has it, its endpoint set, and whether its path is
-/// below a host (`hosts` in Ops Manager, `processes` in Atlas).
-struct Row {
-    name: &'static str,
-    atlas: Option<&'static str>,
-    cloud_manager: bool,
-    set: EndpointSet,
-    below_host: bool,
-}
-
-/// The first version of every Atlas Admin API v2 resource.
-const V2023: Option<&str> = Some("2023-01-01");
-/// Clusters as the specification describes them now: one replication spec per shard, each
-/// with its own hardware and auto-scaling (`ClusterDescription20240805`; the older versions
-/// are sunset on 2027-07-01).
-const V2024_08_05: Option<&str> = Some("2024-08-05");
-
-const fn row(name: &'static str, atlas: Option<&'static str>, set: EndpointSet) -> Row {
-    Row {
-        name,
-        atlas,
-        cloud_manager: true,
-        set,
-        below_host: false,
-    }
-}
-
-const fn host_row(name: &'static str) -> Row {
-    Row {
-        below_host: true,
-        ..row(name, V2023, EndpointSet::Monitoring)
-    }
-}
-
-/// Only on Ops Manager: the global resources of its administrators.
-const fn global_row(name: &'static str) -> Row {
-    Row {
-        cloud_manager: false,
-        ..row(name, None, EndpointSet::Other)
-    }
-}
-
-impl Operation {
-    /// Every operation.
-    pub const ALL: [Operation; 23] = [
-        Self::AccessListList,
-        Self::AccessListDelete,
-        Self::GlobalAlertsList,
-        Self::GlobalAlertsGet,
-        Self::GlobalAlertsAcknowledge,
-        Self::AlertsList,
-        Self::AlertsGet,
-        Self::AlertsAcknowledge,
-        Self::AlertConfigsList,
-        Self::AlertConfigsOpenAlerts,
-        Self::GroupsList,
-        Self::GroupsGet,
-        Self::HostsList,
-        Self::HostsGet,
-        Self::HostsPartitions,
-        Self::HostsDatabases,
-        Self::MeasurementsHost,
-        Self::MeasurementsDisk,
-        Self::MeasurementsDatabase,
-        Self::EventsList,
-        Self::EventsGet,
-        Self::ClustersList,
-        Self::ClustersGet,
-    ];
-
-    fn row(self) -> Row {
-        use EndpointSet::*;
-        match self {
-            Self::AccessListList => global_row("access_list.list"),
-            Self::AccessListDelete => global_row("access_list.delete"),
-            Self::GlobalAlertsList => global_row("global_alerts.list"),
-            Self::GlobalAlertsGet => global_row("global_alerts.get"),
-            Self::GlobalAlertsAcknowledge => global_row("global_alerts.acknowledge"),
-            Self::AlertsList => row("alerts.list", V2023, Alerts),
-            Self::AlertsGet => row("alerts.get", V2023, Alerts),
-            // Acknowledging is a newer resource version than reading (the SDK's docs).
-            Self::AlertsAcknowledge => row("alerts.acknowledge", Some("2024-05-30"), Alerts),
-            Self::AlertConfigsList => row("alert_configs.list", V2023, Alerts),
-            Self::AlertConfigsOpenAlerts => row("alert_configs.open_alerts", V2023, Alerts),
-            Self::GroupsList => row("groups.list", V2023, Other),
-            Self::GroupsGet => row("groups.get", V2023, Other),
-            Self::HostsList => host_row("hosts.list"),
-            Self::HostsGet => host_row("hosts.get"),
-            Self::HostsPartitions => host_row("hosts.partitions"),
-            Self::HostsDatabases => host_row("hosts.databases"),
-            Self::MeasurementsHost => host_row("measurements.host"),
-            Self::MeasurementsDisk => host_row("measurements.disk"),
-            Self::MeasurementsDatabase => host_row("measurements.database"),
-            Self::EventsList => row("events.list", V2023, Events),
-            Self::EventsGet => row("events.get", V2023, Events),
-            Self::ClustersList => row("clusters.list", V2024_08_05, Other),
-            Self::ClustersGet => row("clusters.get", V2024_08_05, Other),
-        }
-    }
-
-    /// The operation as Python calls it: `"hosts.list"`, `"global_alerts.acknowledge"`.
-    pub fn name(self) -> &'static str {
-        self.row().name
-    }
-
-    /// Its Atlas endpoint set (the token bucket it draws from).
-    pub fn endpoint_set(self) -> EndpointSet {
-        self.row().set
-    }
-
-    /// Why a flavour lacks it, for [`crate::Error::Unsupported`]'s message.
-    pub(crate) fn missing_because(self) -> &'static str {
-        match self.row().name.split('.').next() {
-            Some("global_alerts") => {
-                "it has no global alerts (the alerts of a project are client.alerts)"
-            }
-            Some("access_list") => "it has no global API access list",
-            _ => "it has no such operation",
-        }
-    }
-}
-
-/// The segment below a project that hosts are under on `flavour`.
-fn hosts_segment(flavour: Flavour) -> &'static str {
-    match flavour {
-        Flavour::Atlas => "processes",
-        _ => "hosts",
-    }
-}
-
-/// The path on `to` of `path`, a path of `operation` on `from`: Atlas names the `hosts`
-/// segment below a project `processes`. Identifiers are percent-encoded single segments
-/// ([`crate::PathBuilder::id`]), so the third segment of a path below a host is always that
-/// literal. `None`: the path is the same.
-pub(crate) fn path_for(
-    from: Flavour,
-    to: Flavour,
-    operation: Operation,
-    path: &str,
-) -> Option<String> {
-    let (old, new) = (hosts_segment(from), hosts_segment(to));
-    if old == new || !operation.row().below_host {
-        return None;
-    }
-    let rest = path.strip_prefix("/groups/")?;
-    let (group, rest) = rest.split_once('/')?;
-    let rest = rest.strip_prefix(old)?;
-    Some(format!("/groups/{group}/{new}{rest}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_paths_below_a_host_change_on_atlas() {
-        let p = |op, path: &str| path_for(Flavour::OpsManager, Flavour::Atlas, op, path);
-        assert_eq!(
-            p(Operation::HostsList, "/groups/g/hosts").as_deref(),
-            Some("/groups/g/processes")
-        );
-        assert_eq!(
-            p(
-                Operation::MeasurementsDisk,
-                "/groups/g/hosts/a%3A1/disks/d/measurements"
-            )
-            .as_deref(),
-            Some("/groups/g/processes/a%3A1/disks/d/measurements")
-        );
-        assert_eq!(p(Operation::EventsGet, "/groups/g/events/e"), None);
-        let om = Flavour::OpsManager;
-        assert_eq!(
-            path_for(
-                om,
-                Flavour::CloudManager,
-                Operation::HostsList,
-                "/groups/g/hosts"
-            ),
-            None
-        );
-        assert_eq!(
-            path_for(
-                Flavour::Atlas,
-                om,
-                Operation::HostsGet,
-                "/groups/g/processes/h"
-            )
-            .as_deref(),
-            Some("/groups/g/hosts/h")
-        );
-    }
 
     #[test]
     fn cloud_manager_lacks_only_the_global_operations() {

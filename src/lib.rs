@@ -67,12 +67,13 @@ pub use client::{
 };
 pub use decode::{decode_model, Decode};
 pub use error::{ApiError, Error, Result};
-pub use flavour::{EndpointSet, Flavour, Operation};
+pub use flavour::{Answer, EndpointSet, Flavour, Operation};
 pub use iso8601::IsoDuration;
 pub use models::{
     AccessListEntry, Alert, AlertConfig, AlertStatus, AtlasTier, AutoScaling, Cluster, ClusterType,
     CurrentValue, Database, Event, EventDiff, EventDiffParam, GlobalAlert, Group, Host, HostType,
-    Link, Measurements, Model, Partition, ReplicaState, Series, SystemInfo, ATLAS_TIERS,
+    Link, Measurements, Model, Namespace, Partition, QueryShape, ReplicaState, Series, SlowQuery,
+    SlowQueryLogs, SlowQueryRow, SuggestedIndex, SuggestedIndexes, SystemInfo, ATLAS_TIERS,
 };
 pub use paging::{AlertList, ClusterList, HostList, List, ITEMS_PER_PAGE};
 pub use request::{Method, PathBuilder, Request};

@@ -7,7 +7,7 @@ use url::Url;
 
 use crate::error::{Error, Result};
 pub use crate::flavour::API_PATH;
-use crate::flavour::{Flavour, MeasurementName, Operation};
+use crate::flavour::{segments, Flavour, MeasurementName, Operation, Segment};
 
 /// A request before it is sent: everything that makes it, and nothing that sends it.
 ///
@@ -96,8 +96,14 @@ impl Request {
     /// assert_eq!((req.operation, req.path.as_str()), (Operation::GroupsList, "/groups"));
     /// ```
     pub fn get(operation: Operation, path: String) -> Self {
+        Self::of(Method::GET, operation, path)
+    }
+
+    /// A request of `method` to `path`, the operation `operation` (its row's method:
+    /// [`Operation::request`]).
+    pub(crate) fn of(method: Method, operation: Operation, path: String) -> Self {
         Self {
-            method: Method::GET,
+            method,
             path,
             query: Vec::new(),
             body: None,
@@ -193,6 +199,53 @@ impl Request {
     pub fn url(&self, base_url: &str) -> Result<Url> {
         build_url(base_url, &self.path, &self.query)
     }
+}
+
+impl Operation {
+    /// Its request as Ops Manager takes it (what every `<op>_request()` builds on): the row's
+    /// method, and its path with `ids` in the placeholders' order, each a single
+    /// percent-encoded segment checked by [`PathBuilder::id`] under its placeholder's name.
+    ///
+    /// ```
+    /// use opsapi::{Method, Operation};
+    /// let req = Operation::AccessListDelete.request(&["a/b"]).unwrap();
+    /// assert_eq!((req.method, req.path.as_str()), (Method::DELETE, "/admin/accessList/a%2Fb"));
+    /// let e = Operation::HostsGet.request(&["g", ""]).unwrap_err();
+    /// assert_eq!(e.to_string(), "invalid argument `host_id`: must not be empty");
+    /// ```
+    pub fn request(self, ids: &[&str]) -> Result<Request> {
+        let row = self.row();
+        let mut path = PathBuilder::new();
+        let mut ids = ids.iter();
+        for segment in segments(row.ops_manager_path) {
+            path = match segment {
+                Segment::Literal(s) => path.lit(s),
+                Segment::Param(name) => {
+                    let id = ids.next().ok_or_else(|| missing_ids(self))?;
+                    path.id(name, id)?
+                }
+            };
+        }
+        if ids.next().is_some() {
+            return Err(missing_ids(self));
+        }
+        Ok(Request::of(row.method.clone(), self, path.finish()))
+    }
+
+    /// The request of an operation whose path has no identifier (`GET /groups`).
+    pub(crate) fn fixed_request(self) -> Request {
+        let row = self.row();
+        debug_assert_eq!(row.params().count(), 0, "{}", row.name);
+        Request::of(row.method.clone(), self, row.ops_manager_path.to_string())
+    }
+}
+
+fn missing_ids(op: Operation) -> Error {
+    Error::Internal(format!(
+        "{} takes {} identifiers",
+        op.name(),
+        op.row().params().count()
+    ))
 }
 
 /// A measurements query as `flavour` takes it for `op`: each `m` in the flavour's name, once

@@ -12,35 +12,10 @@ import logging
 
 from . import _native, _store, exceptions
 from . import config as _config
-from ._native import (
-    AccessListEntry,
-    AlertConfig,
-    AlertContext,
-    AlertIterator,
-    AlertList,
-    AsyncAlertIterator,
-    AsyncClient,
-    AutoScaling,
-    Client,
-    Cluster,
-    ClusterList,
-    CurrentValue,
-    Event,
-    EventDiff,
-    EventDiffParam,
-    EventList,
-    Group,
-    Host,
-    HostList,
-    Link,
-    Measurements,
-    Series,
-    Store,
-    StoreCheck,
-    SyncReport,
-    SystemInfo,
-)
-from ._native import Alert as Alert
+
+# Every class the native module exports (its `__all__`: one list, in src/python/mod.rs).
+from ._native import *  # noqa: F403
+from ._native import Alert, AsyncClient, Client, Store
 from .exceptions import *  # noqa: F403 (every exception, as opsapi.exceptions lists them)
 
 #: Global alerts and project alerts are the same class.
@@ -56,37 +31,9 @@ Store.scan = _store.scan  # type: ignore[attr-defined,method-assign]
 
 __version__: str = _native.__version__
 
-__all__ = [
-    "__version__",
-    "Client",
-    "AsyncClient",
-    "AccessListEntry",
-    "Alert",
-    "GlobalAlert",
-    "AlertConfig",
-    "AlertContext",
-    "AlertIterator",
-    "AsyncAlertIterator",
-    "AlertList",
-    "AutoScaling",
-    "Cluster",
-    "ClusterList",
-    "CurrentValue",
-    "Event",
-    "EventDiff",
-    "EventDiffParam",
-    "EventList",
-    "Group",
-    "Host",
-    "HostList",
-    "Link",
-    "Measurements",
-    "Series",
-    "Store",
-    "StoreCheck",
-    "SyncReport",
-    "SystemInfo",
-]
+__all__ = ["__version__"]
+__all__ += _native.__all__
+__all__ += ["GlobalAlert"]
 # Every exception, as opsapi.exceptions lists them.
 __all__ += exceptions.__all__
 

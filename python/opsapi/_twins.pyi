@@ -67,13 +67,6 @@ class _GlobalAlerts(Generic[_AlertsT, _IterT, _AlertT, _ManyT]):
     ) -> _ManyT: ...
     def unacknowledge_many(self, alert_ids: Iterable[str]) -> _ManyT: ...
 
-_ConfigsT = TypeVar("_ConfigsT")  # list[AlertConfig]
-
-@type_check_only
-class _AlertConfigs(Generic[_AlertsT, _ConfigsT]):
-    def open_alerts(self, group_id: str, alert_config_id: str) -> _AlertsT: ...
-    def list(self, group_id: str) -> _ConfigsT: ...
-
 _ContextT = TypeVar("_ContextT")  # AlertContext
 
 @type_check_only
@@ -114,29 +107,7 @@ class _Alerts(Generic[_AlertsT, _IterT, _AlertT, _ManyT, _ContextT]):
         granularity: Optional[_Duration] = None,
     ) -> _ContextT: ...
 
-# ---- Hosts and measurements (src/python/api/{hosts,measurements,store}.rs) --------------------
-
-_HostT = TypeVar("_HostT")  # Host
-_HostsT = TypeVar("_HostsT")  # HostList
-_NamesT = TypeVar("_NamesT")  # list[str]
-
-@type_check_only
-class _Hosts(Generic[_HostT, _HostsT, _NamesT]):
-    def get(self, group_id: str, host_id: str) -> _HostT: ...
-    def list(self, group_id: str) -> _HostsT: ...
-    def partitions(self, group_id: str, host_id: str) -> _NamesT: ...
-    def databases(self, group_id: str, host_id: str) -> _NamesT: ...
-
-# ---- Clusters (src/python/api/clusters.rs) ---------------------------------------------------
-
-_ClusterT = TypeVar("_ClusterT")  # Cluster
-_ClustersT = TypeVar("_ClustersT")  # ClusterList
-
-@type_check_only
-class _Clusters(Generic[_ClusterT, _ClustersT]):
-    def list(self, group_id: str) -> _ClustersT: ...
-    def get(self, group_id: str, cluster: str) -> _ClusterT: ...
-    def list_all(self, *, groups: Optional[Iterable[str]] = None) -> _ClustersT: ...
+# ---- Measurements (src/python/api/{measurements,store}.rs) -------------------------------------
 
 _MeasurementsT = TypeVar("_MeasurementsT")  # Measurements
 _FleetT = TypeVar("_FleetT")  # _FleetResult
@@ -223,34 +194,6 @@ class _MeasurementsApi(Generic[_MeasurementsT, _FleetT, _ParquetT, _SyncT]):
         projects: Optional[list[str]] = None,  # None: every project the key can see
         keep: Optional[dict[str, Optional[_Duration]]] = None,  # {"PT1H": "P395D", "P1D": None}
     ) -> _SyncT: ...
-
-# ---- Events, projects, the access list -------------------------------------------------------
-
-_EventT = TypeVar("_EventT")  # Event
-_EventsT = TypeVar("_EventsT")  # EventList
-
-@type_check_only
-class _Events(Generic[_EventT, _EventsT]):
-    def get(
-        self, group_id: str, event_id: str, *, include_raw: Optional[bool] = None
-    ) -> _EventT: ...
-    def list(self, group_id: str) -> _EventsT: ...
-
-_GroupsT = TypeVar("_GroupsT")  # list[Group]
-_GroupT = TypeVar("_GroupT")  # Group
-
-@type_check_only
-class _Groups(Generic[_GroupsT, _GroupT]):
-    def list(self) -> _GroupsT: ...
-    def get(self, group_id: str) -> _GroupT: ...
-
-_DeletedT = TypeVar("_DeletedT")  # None
-_EntriesT = TypeVar("_EntriesT")  # list[AccessListEntry]
-
-@type_check_only
-class _AccessList(Generic[_DeletedT, _EntriesT]):
-    def delete(self, entry_id: str) -> _DeletedT: ...
-    def list(self) -> _EntriesT: ...
 
 # ---- Clients (src/python/api/client.rs): their handles are each class's own ----------------
 

@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::flavour::Operation;
 use crate::models::AccessListEntry;
 use crate::paging::{list_all, List};
-use crate::request::{PathBuilder, Request};
+use crate::request::Request;
 
 /// `client.access_list()`
 #[derive(Debug, Clone, Copy)]
@@ -21,20 +21,12 @@ pub struct AccessList<'c> {
 /// assert_eq!((req.method, req.path.as_str()), (Method::DELETE, "/admin/accessList/5f4a%3Fx"));
 /// ```
 pub fn delete_request(entry_id: &str) -> Result<Request> {
-    let path = PathBuilder::new()
-        .lit("admin")
-        .lit("accessList")
-        .id("entry_id", entry_id)?
-        .finish();
-    Ok(Request::delete(Operation::AccessListDelete, path))
+    Operation::AccessListDelete.request(&[entry_id])
 }
 
 /// `GET /admin/accessList` (paging parameters are added per page).
 pub fn list_request() -> Request {
-    Request::get(
-        Operation::AccessListList,
-        PathBuilder::new().lit("admin").lit("accessList").finish(),
-    )
+    Operation::AccessListList.fixed_request()
 }
 
 impl AccessList<'_> {

@@ -13,18 +13,19 @@ use crate::models::time::format_timestamp;
 use crate::models::Alert;
 use crate::request::{Request, TimedBody};
 
-/// The PATCH of an acknowledgement of the alert at `path` (`acknowledgedUntil`, resolved
+/// The PATCH of an acknowledgement of the alert `ids` name (`acknowledgedUntil`, resolved
 /// against `now`, and `acknowledgementComment`). An acknowledgement that counts from now (a
 /// duration, forever, un-acknowledge) is resolved again against the server's clock for each
 /// attempt when the client sends it: `body` shows it as of `now`.
 pub(crate) fn patch_request(
     operation: Operation,
-    path: String,
+    ids: &[&str],
     ack: &Acknowledgement,
     now: DateTime<Utc>,
 ) -> Result<Request> {
     ack.validate()?;
-    let mut req = Request::patch_json(operation, path, &ack.to_body(now)?);
+    let mut req = operation.request(ids)?;
+    req.body = Some(ack.to_body(now)?.to_string().into_bytes());
     if matches!(ack.until, AckUntil::Unacknowledge) {
         // Atlas says it in words of its own (Ops Manager: an `acknowledgedUntil` past).
         req.atlas_body = Some(br#"{"unacknowledgeAlert":true}"#.to_vec());

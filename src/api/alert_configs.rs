@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::flavour::Operation;
 use crate::models::{Alert, AlertConfig};
 use crate::paging::{list_all, AlertList, List};
-use crate::request::{PathBuilder, Request};
+use crate::request::Request;
 
 /// `client.alert_configs()`
 #[derive(Debug, Clone, Copy)]
@@ -15,24 +15,12 @@ pub struct AlertConfigs<'c> {
 
 /// `GET /groups/{group_id}/alertConfigs/{alert_config_id}/alerts`.
 pub fn open_alerts_request(group_id: &str, alert_config_id: &str) -> Result<Request> {
-    let path = PathBuilder::new()
-        .lit("groups")
-        .id("group_id", group_id)?
-        .lit("alertConfigs")
-        .id("alert_config_id", alert_config_id)?
-        .lit("alerts")
-        .finish();
-    Ok(Request::get(Operation::AlertConfigsOpenAlerts, path))
+    Operation::AlertConfigsOpenAlerts.request(&[group_id, alert_config_id])
 }
 
 /// `GET /groups/{group_id}/alertConfigs`.
 pub fn list_request(group_id: &str) -> Result<Request> {
-    let path = PathBuilder::new()
-        .lit("groups")
-        .id("group_id", group_id)?
-        .lit("alertConfigs")
-        .finish();
-    Ok(Request::get(Operation::AlertConfigsList, path))
+    Operation::AlertConfigsList.request(&[group_id])
 }
 
 impl AlertConfigs<'_> {

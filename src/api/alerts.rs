@@ -84,13 +84,6 @@ impl AlertsQuery {
     }
 }
 
-fn alerts_path(group_id: &str) -> Result<PathBuilder> {
-    Ok(PathBuilder::new()
-        .lit("groups")
-        .id("group_id", group_id)?
-        .lit("alerts"))
-}
-
 /// `GET /groups/{group_id}/alerts` with the filter (paging parameters are added per page).
 ///
 /// ```
@@ -101,14 +94,9 @@ fn alerts_path(group_id: &str) -> Result<PathBuilder> {
 /// ```
 pub fn list_request(group_id: &str, query: &AlertsQuery) -> Result<Request> {
     query.validate()?;
-    Ok(
-        Request::get(Operation::AlertsList, alerts_path(group_id)?.finish())
-            .query(query.to_pairs()),
-    )
-}
-
-fn alert_path(group_id: &str, alert_id: &str) -> Result<String> {
-    Ok(alerts_path(group_id)?.id("alert_id", alert_id)?.finish())
+    Ok(Operation::AlertsList
+        .request(&[group_id])?
+        .query(query.to_pairs()))
 }
 
 /// `GET /groups/{group_id}/alerts/{alert_id}`.
@@ -118,10 +106,7 @@ fn alert_path(group_id: &str, alert_id: &str) -> Result<String> {
 /// assert_eq!(req.path, "/groups/g1/alerts/a%2F1");
 /// ```
 pub fn get_request(group_id: &str, alert_id: &str) -> Result<Request> {
-    Ok(Request::get(
-        Operation::AlertsGet,
-        alert_path(group_id, alert_id)?,
-    ))
+    Operation::AlertsGet.request(&[group_id, alert_id])
 }
 
 /// `PATCH /groups/{group_id}/alerts/{alert_id}` with `acknowledgedUntil` (resolved against
@@ -145,10 +130,9 @@ pub fn acknowledge_request(
     ack: &Acknowledgement,
     now: DateTime<Utc>,
 ) -> Result<Request> {
-    ack.validate()?;
     patch_request(
         Operation::AlertsAcknowledge,
-        alert_path(group_id, alert_id)?,
+        &[group_id, alert_id],
         ack,
         now,
     )

@@ -10,19 +10,12 @@ use crate::error::Result;
 use crate::flavour::Operation;
 use crate::models::Cluster;
 use crate::paging::{every_project, list_all, per_project, project_ids, ClusterList};
-use crate::request::{PathBuilder, Request};
+use crate::request::Request;
 
 /// `client.clusters()`
 #[derive(Debug, Clone, Copy)]
 pub struct Clusters<'c> {
     pub(crate) client: &'c Client,
-}
-
-fn clusters_path(group_id: &str) -> Result<PathBuilder> {
-    Ok(PathBuilder::new()
-        .lit("groups")
-        .id("group_id", group_id)?
-        .lit("clusters"))
 }
 
 /// `GET /groups/{group_id}/clusters`.
@@ -32,10 +25,7 @@ fn clusters_path(group_id: &str) -> Result<PathBuilder> {
 /// assert_eq!(req.path, "/groups/g1/clusters");
 /// ```
 pub fn list_request(group_id: &str) -> Result<Request> {
-    Ok(Request::get(
-        Operation::ClustersList,
-        clusters_path(group_id)?.finish(),
-    ))
+    Operation::ClustersList.request(&[group_id])
 }
 
 /// `GET /groups/{group_id}/clusters/{cluster}`: `cluster` is the cluster's id on Ops Manager
@@ -47,10 +37,7 @@ pub fn list_request(group_id: &str) -> Result<Request> {
 /// assert!(opsapi::api::clusters::get_request("g1", "a/b").unwrap().path.ends_with("/a%2Fb"));
 /// ```
 pub fn get_request(group_id: &str, cluster: &str) -> Result<Request> {
-    Ok(Request::get(
-        Operation::ClustersGet,
-        clusters_path(group_id)?.id("cluster", cluster)?.finish(),
-    ))
+    Operation::ClustersGet.request(&[group_id, cluster])
 }
 
 /// The listing request of every project of a [`Clusters::list_all`] call, checked before any

@@ -131,23 +131,95 @@ pub const EVENT_TYPES: &[EventType] = &[
     t("HOST_NOW_PRIMARY", K::Election, S::Host, true, false),
     t("HOST_NOW_SECONDARY", K::Election, S::Host, true, false),
     t("NO_PRIMARY", K::Election, S::Host, true, true),
-    t("TEST_FAILOVER_REQUESTED", K::Election, S::Cluster, false, true),
+    t(
+        "TEST_FAILOVER_REQUESTED",
+        K::Election,
+        S::Cluster,
+        false,
+        true,
+    ),
     t("HOST_RESTARTED", K::Restart, S::Host, true, false),
-    t("CLUSTER_INSTANCE_RESTARTED", K::Restart, S::Cluster, false, true),
-    t("PROCESS_RESTART_REQUESTED", K::Restart, S::Cluster, false, true),
+    t(
+        "CLUSTER_INSTANCE_RESTARTED",
+        K::Restart,
+        S::Cluster,
+        false,
+        true,
+    ),
+    t(
+        "PROCESS_RESTART_REQUESTED",
+        K::Restart,
+        S::Cluster,
+        false,
+        true,
+    ),
     t("HOST_DOWN", K::HostDown, S::Host, true, true),
     t("HOST_UP", K::HostUp, S::Host, true, true),
     t("HOST_UPGRADED", K::Upgrade, S::Host, true, false),
     t("HOST_DOWNGRADED", K::Upgrade, S::Host, true, false),
-    t("COMPUTE_AUTO_SCALE_INITIATED", K::Scaling, S::Cluster, false, true),
-    t("COMPUTE_AUTO_SCALE_INITIATED_BASE", K::Scaling, S::Cluster, false, true),
-    t("COMPUTE_AUTO_SCALE_INITIATED_ANALYTICS", K::Scaling, S::Cluster, false, true),
-    t("PREDICTIVE_COMPUTE_AUTO_SCALE_INITIATED_BASE", K::Scaling, S::Cluster, false, true),
-    t("DISK_AUTO_SCALE_INITIATED", K::Scaling, S::Cluster, false, true),
-    t("CLUSTER_UPDATE_STARTED", K::ClusterChange, S::Cluster, false, true),
-    t("CLUSTER_UPDATE_COMPLETED", K::ClusterChange, S::Cluster, false, true),
-    t("CLUSTER_OPLOG_RESIZED", K::Configuration, S::Cluster, false, true),
-    t("AUTOMATION_CONFIG_PUBLISHED_AUDIT", K::Configuration, S::Project, true, true),
+    t(
+        "COMPUTE_AUTO_SCALE_INITIATED",
+        K::Scaling,
+        S::Cluster,
+        false,
+        true,
+    ),
+    t(
+        "COMPUTE_AUTO_SCALE_INITIATED_BASE",
+        K::Scaling,
+        S::Cluster,
+        false,
+        true,
+    ),
+    t(
+        "COMPUTE_AUTO_SCALE_INITIATED_ANALYTICS",
+        K::Scaling,
+        S::Cluster,
+        false,
+        true,
+    ),
+    t(
+        "PREDICTIVE_COMPUTE_AUTO_SCALE_INITIATED_BASE",
+        K::Scaling,
+        S::Cluster,
+        false,
+        true,
+    ),
+    t(
+        "DISK_AUTO_SCALE_INITIATED",
+        K::Scaling,
+        S::Cluster,
+        false,
+        true,
+    ),
+    t(
+        "CLUSTER_UPDATE_STARTED",
+        K::ClusterChange,
+        S::Cluster,
+        false,
+        true,
+    ),
+    t(
+        "CLUSTER_UPDATE_COMPLETED",
+        K::ClusterChange,
+        S::Cluster,
+        false,
+        true,
+    ),
+    t(
+        "CLUSTER_OPLOG_RESIZED",
+        K::Configuration,
+        S::Cluster,
+        false,
+        true,
+    ),
+    t(
+        "AUTOMATION_CONFIG_PUBLISHED_AUDIT",
+        K::Configuration,
+        S::Project,
+        true,
+        true,
+    ),
     t("ALERT_ACKNOWLEDGED_AUDIT", K::Alert, S::Alert, true, true),
     t("ALERT_UNACKNOWLEDGED_AUDIT", K::Alert, S::Alert, true, true),
 ];
@@ -262,9 +334,17 @@ mod tests {
     fn every_type_is_documented_by_a_flavour_and_named_once() {
         for (i, t) in EVENT_TYPES.iter().enumerate() {
             assert!(t.ops_manager || t.atlas, "{}", t.name);
-            assert!(!EVENT_TYPES[..i].iter().any(|o| o.name == t.name), "{}", t.name);
+            assert!(
+                !EVENT_TYPES[..i].iter().any(|o| o.name == t.name),
+                "{}",
+                t.name
+            );
             // Atlas names no cluster in its cluster events: only Atlas has the scope.
-            assert!(t.scope != EventScope::Cluster || !t.ops_manager, "{}", t.name);
+            assert!(
+                t.scope != EventScope::Cluster || !t.ops_manager,
+                "{}",
+                t.name
+            );
         }
     }
 
@@ -275,6 +355,9 @@ mod tests {
         assert_eq!(said(&atlas), "port 27017 of rs0 went down");
         let ack = e(r#"{"eventTypeName":"ALERT_ACKNOWLEDGED_AUDIT","username":"a@b.c"}"#);
         assert_eq!(said(&ack), "the alert was acknowledged by a@b.c");
-        assert_eq!(said(&e(r#"{"eventTypeName":"JOINED_GROUP"}"#)), "JOINED_GROUP");
+        assert_eq!(
+            said(&e(r#"{"eventTypeName":"JOINED_GROUP"}"#)),
+            "JOINED_GROUP"
+        );
     }
 }

@@ -1,11 +1,102 @@
-//! Project events.
+//! Project events: one, or every event of a project, of some types and between two dates.
+
+use chrono::{DateTime, Utc};
 
 use crate::client::Client;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::flavour::Operation;
+use crate::models::time::format_timestamp;
 use crate::models::Event;
 use crate::paging::{list_all, List};
-use crate::request::{PathBuilder, Request};
+use crate::request::Request;
+
+/// Filters of `GET /groups/{group_id}/events`, as every flavour documents them: the event
+/// types (`eventType`, repeated), and the first and last creation date (`minDate` and
+/// `maxDate`, each included). Checked before any request: a type is not empty, `min_date` is
+/// not after `max_date`.
+///
+/// ```
+/// use opsapi::api::events::EventsQuery;
+/// let t = |s| opsapi::query::parse_timestamp("t", s).unwrap();
+/// let q = EventsQuery::new()
+///     .event_type("HOST_DOWN")
+///     .event_type("ALERT_OPEN")
+///     .min_date(t("2026-03-01T00:00:00Z"));
+/// assert_eq!(q.to_pairs(), vec![
+///     ("eventType", "HOST_DOWN".to_string()),
+///     ("eventType", "ALERT_OPEN".to_string()),
+///     ("minDate", "2026-03-01T00:00:00Z".to_string()),
+/// ]);
+/// let e = q.max_date(t("2026-02-01T00:00:00Z")).validate().unwrap_err();
+/// assert_eq!(e.to_string(), "invalid argument `max_date`: is before min_date");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct EventsQuery {
+    /// `eventType`: events of these types only (none: every type).
+    pub event_types: Vec<String>,
+    /// `minDate`: events created at or after it.
+    pub min_date: Option<DateTime<Utc>>,
+    /// `maxDate`: events created at or before it.
+    pub max_date: Option<DateTime<Utc>>,
+}
+
+impl EventsQuery {
+    /// No filter.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Events of this type too (`eventType`, repeated once per type).
+    pub fn event_type(mut self, event_type: impl Into<String>) -> Self {
+        self.event_types.push(event_type.into());
+        self
+    }
+
+    /// Events created at or after `t`.
+    pub fn min_date(mut self, t: DateTime<Utc>) -> Self {
+        self.min_date = Some(t);
+        self
+    }
+
+    /// Events created at or before `t`.
+    pub fn max_date(mut self, t: DateTime<Utc>) -> Self {
+        self.max_date = Some(t);
+        self
+    }
+
+    /// Checks the filters.
+    pub fn validate(&self) -> Result<()> {
+        if let Some(i) = self.event_types.iter().position(|t| t.trim().is_empty()) {
+            return Err(Error::invalid_argument(
+                format!("event_type[{i}]"),
+                "must not be empty",
+            ));
+        }
+        if let (Some(min), Some(max)) = (self.min_date, self.max_date) {
+            if max < min {
+                return Err(Error::invalid_argument("max_date", "is before min_date"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The query parameters, in the server's words.
+    pub fn to_pairs(&self) -> Vec<(&'static str, String)> {
+        let mut out: Vec<(&'static str, String)> = self
+            .event_types
+            .iter()
+            .map(|t| ("eventType", t.clone()))
+            .collect();
+        if let Some(t) = self.min_date {
+            out.push(("minDate", format_timestamp(&t)));
+        }
+        if let Some(t) = self.max_date {
+            out.push(("maxDate", format_timestamp(&t)));
+        }
+        out
+    }
+}
 
 /// `client.events()`
 #[derive(Debug, Clone, Copy)]
@@ -21,13 +112,7 @@ pub struct Events<'c> {
 /// assert_eq!(req.query, vec![("includeRaw", "true".to_string())]);
 /// ```
 pub fn get_request(group_id: &str, event_id: &str, include_raw: bool) -> Result<Request> {
-    let path = PathBuilder::new()
-        .lit("groups")
-        .id("group_id", group_id)?
-        .lit("events")
-        .id("event_id", event_id)?
-        .finish();
-    let req = Request::get(Operation::EventsGet, path);
+    let req = Operation::EventsGet.request(&[group_id, event_id])?;
     Ok(if include_raw {
         req.query([("includeRaw", "true".to_string())])
     } else {
@@ -37,12 +122,20 @@ pub fn get_request(group_id: &str, event_id: &str, include_raw: bool) -> Result<
 
 /// `GET /groups/{group_id}/events`.
 pub fn list_request(group_id: &str) -> Result<Request> {
-    let path = PathBuilder::new()
-        .lit("groups")
-        .id("group_id", group_id)?
-        .lit("events")
-        .finish();
-    Ok(Request::get(Operation::EventsList, path))
+    Operation::EventsList.request(&[group_id])
+}
+
+/// `GET /groups/{group_id}/events` with the filters (paging parameters are added per page).
+///
+/// ```
+/// use opsapi::api::events::{list_with_request, EventsQuery};
+/// let req = list_with_request("g", &EventsQuery::new().event_type("HOST_DOWN")).unwrap();
+/// assert_eq!(req.path, "/groups/g/events");
+/// assert_eq!(req.query, vec![("eventType", "HOST_DOWN".to_string())]);
+/// ```
+pub fn list_with_request(group_id: &str, query: &EventsQuery) -> Result<Request> {
+    query.validate()?;
+    Ok(list_request(group_id)?.query(query.to_pairs()))
 }
 
 impl Events<'_> {
@@ -63,5 +156,20 @@ impl Events<'_> {
     /// Every event of a project, newest first: `GET /groups/{group_id}/events`.
     pub async fn list(&self, group_id: &str) -> Result<List<Event>> {
         list_all(self.client, list_request(group_id)?).await
+    }
+
+    /// The events of a project that `query` keeps, newest first, every page.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// use opsapi::api::events::EventsQuery;
+    /// let q = EventsQuery::new().event_type("HOST_DOWN").event_type("HOST_RESTARTED");
+    /// for e in &client.events().list_with("5e9f...", &q).await? {
+    ///     println!("{:?} {:?}", e.created, e.event_type_name);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn list_with(&self, group_id: &str, query: &EventsQuery) -> Result<List<Event>> {
+        list_all(self.client, list_with_request(group_id, query)?).await
     }
 }

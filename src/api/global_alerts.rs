@@ -14,7 +14,7 @@ use crate::flavour::Operation;
 use crate::models::time::format_timestamp;
 use crate::models::{AlertStatus, GlobalAlert};
 use crate::paging::{list_all, stream_all, AlertList};
-use crate::request::{PathBuilder, Request};
+use crate::request::Request;
 
 /// The request of every id of an `*_many` call, all resolved against one `now` and all
 /// checked before any is sent (an invalid id is named by its position: `alert_ids[3]`).
@@ -37,26 +37,14 @@ pub struct GlobalAlerts<'c> {
 /// `GET /globalAlerts` with the filters (paging parameters are added per page).
 pub fn list_request(query: &GlobalAlertsQuery) -> Result<Request> {
     query.validate()?;
-    Ok(Request::get(
-        Operation::GlobalAlertsList,
-        PathBuilder::new().lit("globalAlerts").finish(),
-    )
-    .query(query.to_pairs()))
-}
-
-fn alert_path(alert_id: &str) -> Result<String> {
-    Ok(PathBuilder::new()
-        .lit("globalAlerts")
-        .id("alert_id", alert_id)?
-        .finish())
+    Ok(Operation::GlobalAlertsList
+        .fixed_request()
+        .query(query.to_pairs()))
 }
 
 /// `GET /globalAlerts/{alert_id}`.
 pub fn get_request(alert_id: &str) -> Result<Request> {
-    Ok(Request::get(
-        Operation::GlobalAlertsGet,
-        alert_path(alert_id)?,
-    ))
+    Operation::GlobalAlertsGet.request(&[alert_id])
 }
 
 /// `PATCH /globalAlerts/{alert_id}` with `acknowledgedUntil` (resolved against `now`) and
@@ -80,13 +68,7 @@ pub fn acknowledge_request(
     ack: &Acknowledgement,
     now: DateTime<Utc>,
 ) -> Result<Request> {
-    ack.validate()?;
-    patch_request(
-        Operation::GlobalAlertsAcknowledge,
-        alert_path(alert_id)?,
-        ack,
-        now,
-    )
+    patch_request(Operation::GlobalAlertsAcknowledge, &[alert_id], ack, now)
 }
 
 impl GlobalAlerts<'_> {

@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::flavour::Operation;
 use crate::models::Group;
 use crate::paging::{list_all, List};
-use crate::request::{PathBuilder, Request};
+use crate::request::Request;
 
 /// `client.groups()`
 #[derive(Debug, Clone, Copy)]
@@ -15,19 +15,12 @@ pub struct Groups<'c> {
 
 /// `GET /groups`.
 pub fn list_request() -> Request {
-    Request::get(
-        Operation::GroupsList,
-        PathBuilder::new().lit("groups").finish(),
-    )
+    Operation::GroupsList.fixed_request()
 }
 
 /// `GET /groups/{group_id}`.
 pub fn get_request(group_id: &str) -> Result<Request> {
-    let path = PathBuilder::new()
-        .lit("groups")
-        .id("group_id", group_id)?
-        .finish();
-    Ok(Request::get(Operation::GroupsGet, path))
+    Operation::GroupsGet.request(&[group_id])
 }
 
 impl Groups<'_> {

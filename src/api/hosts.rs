@@ -5,20 +5,12 @@ use crate::error::{Error, Result};
 use crate::flavour::Operation;
 use crate::models::{Database, Host, Model, Partition};
 use crate::paging::{list_all, HostList};
-use crate::request::{PathBuilder, Request};
+use crate::request::Request;
 
 /// `client.hosts()`
 #[derive(Debug, Clone, Copy)]
 pub struct Hosts<'c> {
     pub(crate) client: &'c Client,
-}
-
-pub(crate) fn host_path(group_id: &str, host_id: &str) -> Result<PathBuilder> {
-    PathBuilder::new()
-        .lit("groups")
-        .id("group_id", group_id)?
-        .lit("hosts")
-        .id("host_id", host_id)
 }
 
 /// `GET /groups/{group_id}/hosts/{host_id}`.
@@ -28,28 +20,17 @@ pub(crate) fn host_path(group_id: &str, host_id: &str) -> Result<PathBuilder> {
 /// assert_eq!(req.path, "/groups/g1/hosts/h%2F1");
 /// ```
 pub fn get_request(group_id: &str, host_id: &str) -> Result<Request> {
-    Ok(Request::get(
-        Operation::HostsGet,
-        host_path(group_id, host_id)?.finish(),
-    ))
+    Operation::HostsGet.request(&[group_id, host_id])
 }
 
 /// `GET /groups/{group_id}/hosts`.
 pub fn list_request(group_id: &str) -> Result<Request> {
-    let path = PathBuilder::new()
-        .lit("groups")
-        .id("group_id", group_id)?
-        .lit("hosts")
-        .finish();
-    Ok(Request::get(Operation::HostsList, path))
+    Operation::HostsList.request(&[group_id])
 }
 
 /// `GET /groups/{group_id}/hosts/{host_id}/disks`.
 pub fn partitions_request(group_id: &str, host_id: &str) -> Result<Request> {
-    Ok(Request::get(
-        Operation::HostsPartitions,
-        host_path(group_id, host_id)?.lit("disks").finish(),
-    ))
+    Operation::HostsPartitions.request(&[group_id, host_id])
 }
 
 /// `GET /groups/{group_id}/hosts/{host_id}/databases`.
@@ -59,10 +40,7 @@ pub fn partitions_request(group_id: &str, host_id: &str) -> Result<Request> {
 /// assert_eq!(req.path, "/groups/g1/hosts/h1/databases");
 /// ```
 pub fn databases_request(group_id: &str, host_id: &str) -> Result<Request> {
-    Ok(Request::get(
-        Operation::HostsDatabases,
-        host_path(group_id, host_id)?.lit("databases").finish(),
-    ))
+    Operation::HostsDatabases.request(&[group_id, host_id])
 }
 
 /// The names of a listing's items (`partitionName`, `databaseName`), every one required: an

@@ -14,6 +14,7 @@ pub mod global_alerts;
 pub mod groups;
 pub mod hosts;
 pub mod measurements;
+pub mod performance_advisor;
 
 use crate::client::Client;
 
@@ -54,5 +55,10 @@ impl Client {
     /// Clusters of projects (`/groups/{g}/clusters`): replica sets and sharded clusters.
     pub fn clusters(&self) -> clusters::Clusters<'_> {
         clusters::Clusters { client: self }
+    }
+    /// The Performance Advisor of hosts: their slow queries and the indexes that would serve
+    /// them.
+    pub fn performance_advisor(&self) -> performance_advisor::PerformanceAdvisor<'_> {
+        performance_advisor::PerformanceAdvisor { client: self }
     }
 }

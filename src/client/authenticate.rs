@@ -37,6 +37,15 @@ pub(crate) struct Refusals {
     pub(crate) unsigned: u32,
 }
 
+/// A 401 answer to one attempt: the request, the `Authorization` it was sent with (`None`:
+/// unsigned) and the answer's headers.
+#[derive(Clone, Copy)]
+pub(crate) struct Refusal<'a> {
+    pub(crate) cx: &'a Sending<'a>,
+    pub(crate) sent: Option<&'a Authorization>,
+    pub(crate) headers: &'a HeaderMap,
+}
+
 /// What the first request of a fresh client holds until its answer (Digest's handshake).
 pub(crate) type Handshake<'a> = Option<tokio::sync::MutexGuard<'a, ()>>;
 
@@ -55,16 +64,10 @@ pub(crate) trait Authenticate: Send + Sync {
         target: &'a str,
     ) -> BoxFuture<'a, Result<Option<Authorization>>>;
 
-    /// A 401 answer (its headers) to an attempt sent with `sent`: whether the request goes
-    /// out again, the scheme having learned what it needs (a new challenge; a token found
-    /// expired, to be bought again by the next [`Authenticate::authorization`]).
-    fn refused(
-        &self,
-        cx: &Sending<'_>,
-        sent: Option<&Authorization>,
-        headers: &HeaderMap,
-        refusals: &mut Refusals,
-    ) -> bool;
+    /// A 401 answer to an attempt: whether the request goes out again, the scheme having
+    /// learned what it needs (a new challenge; a token found expired, to be bought again by
+    /// the next [`Authenticate::authorization`]).
+    fn refused(&self, refusal: Refusal<'_>, refusals: &mut Refusals) -> bool;
 }
 
 /// HTTP Digest (RFC 7616, MD5, `qop=auth`) with the session of `crate::auth`: requests are
@@ -110,13 +113,8 @@ impl Authenticate for Digest {
         Box::pin(std::future::ready(Ok(signed)))
     }
 
-    fn refused(
-        &self,
-        cx: &Sending<'_>,
-        sent: Option<&Authorization>,
-        headers: &HeaderMap,
-        refusals: &mut Refusals,
-    ) -> bool {
+    fn refused(&self, refusal: Refusal<'_>, refusals: &mut Refusals) -> bool {
+        let Refusal { cx, sent, headers } = refusal;
         let challenge = headers
             .get_all(WWW_AUTHENTICATE)
             .iter()

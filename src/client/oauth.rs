@@ -28,7 +28,7 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE, USER_AGENT};
 use reqwest::StatusCode;
 use serde::Deserialize;
 
-use super::authenticate::{Authenticate, Authorization, Handshake, Refusals, Sending};
+use super::authenticate::{Authenticate, Authorization, Handshake, Refusal, Refusals, Sending};
 use super::retry::parse_retry_after;
 use super::server::{http_date, ServerClock};
 use super::token_file::{Entry, TokenFile};
@@ -379,13 +379,8 @@ impl Authenticate for OAuth {
         Box::pin(async move { self.token(cx).await.map(Some) })
     }
 
-    fn refused(
-        &self,
-        cx: &Sending<'_>,
-        sent: Option<&Authorization>,
-        headers: &HeaderMap,
-        refusals: &mut Refusals,
-    ) -> bool {
+    fn refused(&self, refusal: Refusal<'_>, refusals: &mut Refusals) -> bool {
+        let Refusal { cx, sent, headers } = refusal;
         let Some(sent) = sent else {
             return false;
         };

@@ -11,7 +11,7 @@ use reqwest::{Method, StatusCode};
 use tokio::time::Instant;
 use url::Url;
 
-use super::authenticate::{Refusals, Sending};
+use super::authenticate::{Refusal, Refusals, Sending};
 use super::retry::{parse_retry_after, Fault};
 use super::{redact_url, Client, ServiceVersion};
 use crate::error::{ApiError, Error, Result};
@@ -220,7 +220,12 @@ impl Client {
 
             if status == StatusCode::UNAUTHORIZED {
                 let again = auth.is_some_and(|a| {
-                    a.refused(&sending, signed.as_ref(), resp.headers(), &mut refusals)
+                    let refusal = Refusal {
+                        cx: &sending,
+                        sent: signed.as_ref(),
+                        headers: resp.headers(),
+                    };
+                    a.refused(refusal, &mut refusals)
                 });
                 if again {
                     drop(handshake.take());

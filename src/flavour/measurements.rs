@@ -110,6 +110,8 @@ pub const OPS_MANAGER_DATABASE: &[&str] = &[
 ];
 
 /// Atlas's process measurements: the `m` enum of `getGroupProcessMeasurements`, in its order.
+// (Its `MAX_` names and the others line up alike: `duplicates` pairs them. Data, as the
+// specification lists it, not logic written twice.)
 #[rustfmt::skip]
 pub const ATLAS_HOST: &[&str] = &[
     "ASSERT_MSG", "ASSERT_REGULAR", "ASSERT_USER", "ASSERT_WARNING", "BACKGROUND_FLUSH_AVG",

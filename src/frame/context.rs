@@ -39,7 +39,13 @@ pub const SLOW_QUERY_COLUMNS: [&str; 10] = [
 
 /// The columns of [`AlertContext::suggested_indexes_frame`].
 pub const INDEX_COLUMNS: [&str; 7] = [
-    "host", "namespace", "index", "shapes", "count", "avg_ms", "weight",
+    "host",
+    "namespace",
+    "index",
+    "shapes",
+    "count",
+    "avg_ms",
+    "weight",
 ];
 
 impl AlertContext {
@@ -59,7 +65,10 @@ impl AlertContext {
         let e = &self.events;
         let mut c = Cols::new(e.len());
         c.time("created", e.iter().map(|x| x.created));
-        c.str("event_type_name", e.iter().map(|x| x.event_type_name.as_deref()));
+        c.str(
+            "event_type_name",
+            e.iter().map(|x| x.event_type_name.as_deref()),
+        );
         c.str(
             "kind",
             e.iter().map(|x| {
@@ -73,7 +82,10 @@ impl AlertContext {
         c.str("said", said.iter().map(|s| Some(s.as_str())));
         let hosts: Vec<Option<String>> = e.iter().map(host_named).collect();
         c.str("host", hosts.iter().map(|h| h.as_deref()));
-        c.str("replica_set_name", e.iter().map(|x| x.replica_set_name.as_deref()));
+        c.str(
+            "replica_set_name",
+            e.iter().map(|x| x.replica_set_name.as_deref()),
+        );
         c.str("id", e.iter().map(|x| x.id.as_deref()));
         c.str("host_id", e.iter().map(|x| x.host_id.as_deref()));
         c.str("alert_id", e.iter().map(|x| x.alert_id.as_deref()));
@@ -104,8 +116,14 @@ fn slow_queries_frame(s: &[SlowQueryShape]) -> Result<DataFrame> {
     c.i64("count", s.iter().map(|x| Some(x.count as i64)));
     c.f64("total_ms", s.iter().map(|x| Some(x.total_ms)));
     c.f64("median_ms", s.iter().map(|x| Some(x.median_ms)));
-    c.i64("docs_examined", s.iter().map(|x| Some(x.docs_examined as i64)));
-    c.i64("docs_returned", s.iter().map(|x| Some(x.docs_returned as i64)));
+    c.i64(
+        "docs_examined",
+        s.iter().map(|x| Some(x.docs_examined as i64)),
+    );
+    c.i64(
+        "docs_returned",
+        s.iter().map(|x| Some(x.docs_returned as i64)),
+    );
     c.f64(
         "examined_per_returned",
         s.iter().map(SlowQueryShape::examined_per_returned),

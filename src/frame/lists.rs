@@ -201,3 +201,24 @@ pub fn clusters_frame(clusters: &[Cluster]) -> Result<DataFrame> {
 pub fn events_frame(events: &[Event]) -> Result<DataFrame> {
     Event::frame(events)
 }
+
+/// One row per slow query log line ([`crate::SlowQueryLogs::rows`]): `timestamp`,
+/// `namespace` (Categorical, a key like every identifier column), `shape`, `duration_ms`,
+/// `docs_examined`, `docs_returned`, `plan_summary` and the `line` itself; a part the line
+/// does not say is null.
+pub fn slow_queries_frame(logs: &models::SlowQueryLogs) -> Result<DataFrame> {
+    let rows = logs.rows();
+    let mut c = Cols::new(rows.len());
+    c.time("timestamp", rows.iter().map(|r| r.timestamp));
+    c.key("namespace", rows.iter().map(|r| r.namespace.as_deref()));
+    c.str("shape", rows.iter().map(|r| r.shape.as_deref()));
+    c.i64("duration_ms", rows.iter().map(|r| r.duration_ms));
+    c.i64("docs_examined", rows.iter().map(|r| r.docs_examined));
+    c.i64("docs_returned", rows.iter().map(|r| r.docs_returned));
+    c.str(
+        "plan_summary",
+        rows.iter().map(|r| r.plan_summary.as_deref()),
+    );
+    c.str("line", rows.iter().map(|r| r.line.as_deref()));
+    c.finish()
+}

@@ -22,7 +22,7 @@ pub(crate) use columns::polars_err;
 pub use columns::{Shape, LONG_COLUMNS, LONG_KEY_COLUMNS};
 pub use keys::key_dtype;
 pub(crate) use keys::{key_column, KeyColumn};
-pub use lists::{alerts_frame, clusters_frame, events_frame, hosts_frame};
+pub use lists::{alerts_frame, clusters_frame, events_frame, hosts_frame, slow_queries_frame};
 pub(crate) use long::stack_frames;
 pub use long::{long_frame, DEFAULT_BATCH_ROWS};
 pub use wide::{wide_fleet_frame, wide_frame};

@@ -252,6 +252,7 @@ pub struct AtlasTier {
 /// let m50 = opsapi::ATLAS_TIERS.iter().find(|t| t.name == "M50").unwrap();
 /// assert_eq!((m50.vcpus, m50.memory_gib), (8, 32.0));
 /// ```
+// (Its rows share a shape, which `duplicates` pairs: one tier's data each.)
 pub const ATLAS_TIERS: [AtlasTier; 12] = {
     const fn t(name: &'static str, vcpus: u32, memory_gib: f64) -> AtlasTier {
         AtlasTier {

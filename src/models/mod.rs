@@ -36,6 +36,7 @@ mod event;
 mod group;
 mod host;
 pub(crate) mod measurements;
+mod performance_advisor;
 pub(crate) mod time;
 
 // The field tables (`*_fields!`) are read by the frame builders and the Python classes.
@@ -55,6 +56,15 @@ pub use group::{AccessListEntry, Database, Group, Partition};
 pub(crate) use host::{host_fields, system_info_fields};
 pub use host::{Host, HostType, ReplicaState, SystemInfo};
 pub use measurements::{Measurements, Series};
+#[cfg_attr(not(feature = "python"), allow(unused_imports))]
+pub(crate) use performance_advisor::{
+    namespace_fields, query_shape_fields, slow_query_fields, slow_query_logs_fields,
+    suggested_index_fields, suggested_indexes_fields,
+};
+pub use performance_advisor::{
+    Namespace, Namespaces, QueryShape, SlowQuery, SlowQueryLogs, SlowQueryRow, SuggestedIndex,
+    SuggestedIndexes,
+};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -153,7 +163,8 @@ macro_rules! declare_part {
             $( $(#[$fmeta])* pub $field: $ty, )*
         }
         impl $crate::models::FieldNames for $name {
-            const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
+            const FIELDS: &'static [&'static str] =
+                &[$($crate::models::unraw(stringify!($field))),*];
         }
     };
 }

@@ -299,3 +299,117 @@ pub(crate) fn parse_duration(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResul
     })?;
     Ok(TimeDelta::milliseconds((secs * 1000.0).round() as i64))
 }
+
+/// An argument's kind, as a `twins!` entry names it: how a Python value becomes what the core
+/// takes, and how the stub spells its type (`_native._twin_stubs()`, from which
+/// `python/opsapi/_generated.pyi` is written). A required argument is positional; an optional
+/// one is keyword-only and `None` when not given.
+pub(crate) trait Kind {
+    /// What the core takes.
+    type Value: Send + 'static;
+    /// The conversion, whose error names `argument`.
+    fn convert(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<Self::Value>;
+    /// An optional argument: `None` where it is not given (or given as `None`).
+    fn optional(
+        py: Python<'_>,
+        argument: &str,
+        v: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<Self::Value>> {
+        v.filter(|v| !v.is_none())
+            .map(|v| Self::convert(py, argument, v))
+            .transpose()
+    }
+}
+
+/// A `str` (an identifier, a name).
+pub(crate) struct Text;
+impl Kind for Text {
+    type Value = String;
+    fn convert(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<String> {
+        text(py, argument, v)
+    }
+}
+
+/// Several `str` (an iterable, not a string), each named by its position on error.
+pub(crate) struct Texts;
+impl Kind for Texts {
+    type Value = Vec<String>;
+    fn convert(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+        texts(py, argument, "a list of str", v)
+    }
+}
+
+/// One `str` or several (`event_type="ALERT_OPEN"` or `["ALERT_OPEN", ...]`).
+pub(crate) struct OneOrMore;
+impl Kind for OneOrMore {
+    type Value = Vec<String>;
+    fn convert(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+        if v.is_instance_of::<PyString>() {
+            return Ok(vec![text(py, argument, v)?]);
+        }
+        texts(py, argument, "a str or a list of str", v)
+    }
+}
+
+/// A timezone-aware `datetime` or an ISO 8601 string.
+pub(crate) struct Timestamp;
+impl Kind for Timestamp {
+    type Value = DateTime<Utc>;
+    fn convert(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<DateTime<Utc>> {
+        Ok(timestamp(py, argument, Some(v))?.unwrap_or_default())
+    }
+}
+
+/// An ISO 8601 duration string or a `timedelta`, parsed by the core.
+pub(crate) struct Duration;
+impl Kind for Duration {
+    type Value = IsoDuration;
+    fn convert(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<IsoDuration> {
+        let s = duration(py, argument, Some(v))?.unwrap_or_default();
+        IsoDuration::parse_lenient(argument, &s).map_err(|e| super::errors::to_py_err(py, e))
+    }
+}
+
+/// An `int`, 0 or more (its upper bound is the core's).
+pub(crate) struct Count;
+impl Kind for Count {
+    type Value = u64;
+    fn convert(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+        Ok(count(py, argument, Some(v))?.unwrap_or_default())
+    }
+}
+
+/// `True` or `False`.
+pub(crate) struct Flag;
+impl Kind for Flag {
+    type Value = bool;
+    fn convert(py: Python<'_>, argument: &str, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(flag(py, argument, Some(v))?.unwrap_or_default())
+    }
+}
+
+/// How the stub spells a kind's type (a literal, for `concat!`).
+macro_rules! stub_type {
+    (Text) => {
+        "str"
+    };
+    (Texts) => {
+        "Iterable[str]"
+    };
+    (OneOrMore) => {
+        "Union[str, Iterable[str]]"
+    };
+    (Timestamp) => {
+        "_Timestamp"
+    };
+    (Duration) => {
+        "_Duration"
+    };
+    (Count) => {
+        "int"
+    };
+    (Flag) => {
+        "bool"
+    };
+}
+pub(crate) use stub_type;

@@ -22,7 +22,8 @@ pub struct TokenBucket {
 
 impl TokenBucket {
     /// Atlas's documented buckets: monitoring and logs 300 (refilled at 100 a minute),
-    /// alerts 1 200 (500 a minute), events 300 (100 a minute).
+    /// alerts 1 200 (500 a minute), events 300 (100 a minute), Performance Advisor 1 200 (500
+    /// a minute; the API's rate-limit page, "Performance Advisor", scope GROUP).
     pub fn documented() -> Vec<(crate::EndpointSet, TokenBucket)> {
         use crate::EndpointSet::*;
         let b = |capacity, per_minute| TokenBucket {
@@ -33,6 +34,7 @@ impl TokenBucket {
             (Monitoring, b(300, 100.0)),
             (Alerts, b(1200, 500.0)),
             (Events, b(300, 100.0)),
+            (PerformanceAdvisor, b(1200, 500.0)),
         ]
     }
 }

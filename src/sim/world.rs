@@ -21,6 +21,8 @@ mod causes;
 mod clusters;
 mod findings;
 mod roles;
+pub(crate) mod series;
+pub(crate) mod workload;
 pub use alerts::{
     Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,
 };

@@ -125,23 +125,13 @@ pub(crate) fn vacuum(root: &Path) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::manifest::{load, CHECKPOINT};
+    use crate::store::manifest::load;
 
     #[test]
     fn the_writers_start_removes_strays_and_a_torn_temporary_keeps_the_live() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let mut s = manifest::tests::sample_state();
-        manifest::write(root, MANIFEST, &s).unwrap();
-        s.generation = 4;
-        let data = root.join("kind=disk/x.parquet");
-        std::fs::create_dir_all(data.parent().unwrap()).unwrap();
-        std::fs::write(&data, b"live").unwrap();
-        let stray = root.join("kind=disk/g/stray.parquet");
-        std::fs::create_dir_all(stray.parent().unwrap()).unwrap();
-        std::fs::write(&stray, b"x").unwrap();
-        std::fs::write(root.join(".MANIFEST.json.tmp"), b"torn").unwrap();
-        manifest::write(root, CHECKPOINT, &s).unwrap();
+        let (s, data, stray) = manifest::tests::interrupted_store(root);
         assert_eq!(recover(root, 100).unwrap(), s);
         assert_eq!(load(root).unwrap(), s);
         assert!(data.exists() && !stray.exists() && !stray.parent().unwrap().exists());

@@ -485,14 +485,12 @@ pub(crate) mod tests {
             .contains(r#""format":2"#));
     }
 
-    pub(in crate::store) fn sample_state() -> State {
-        sample()
-    }
-
-    #[test]
-    fn a_newer_checkpoint_becomes_the_manifest() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
+    /// A store interrupted after a sync wrote its checkpoint (generation 4, over a manifest
+    /// of 3): a live data file, a stray one and a torn temporary manifest beside them.
+    /// Returns the checkpoint's state and the two files.
+    pub(in crate::store) fn interrupted_store(
+        root: &Path,
+    ) -> (State, std::path::PathBuf, std::path::PathBuf) {
         let mut s = sample();
         write(root, MANIFEST, &s).unwrap();
         s.generation = 4;
@@ -504,6 +502,14 @@ pub(crate) mod tests {
         std::fs::write(&stray, b"x").unwrap();
         std::fs::write(root.join(".MANIFEST.json.tmp"), b"torn").unwrap();
         write(root, CHECKPOINT, &s).unwrap();
+        (s, data, stray)
+    }
+
+    #[test]
+    fn a_newer_checkpoint_becomes_the_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let (mut s, data, stray) = interrupted_store(root);
         let got = recover(root, 100).unwrap();
         assert_eq!(got, s);
         assert_eq!(load(root).unwrap(), s);

@@ -119,12 +119,18 @@ pub(crate) fn removal_cutoff(
 /// Keeps the points of every series of `m` whose timestamp is within `from..=to`, values
 /// along with their timestamps. Returns the number of points kept.
 pub(crate) fn retain_window(m: &mut Measurements, from: i64, to: i64) -> usize {
+    retain_points(m, |t| (from..=to).contains(&t))
+}
+
+/// Keeps the points of every series of `m` whose timestamp is `wanted`, with their values.
+/// Returns the number of points kept.
+fn retain_points(m: &mut Measurements, wanted: impl Fn(i64) -> bool) -> usize {
     let mut kept = 0;
     for s in &mut m.series {
         let mut ts = Vec::with_capacity(s.timestamps.len());
         let mut vs = Vec::with_capacity(s.values.len());
         for (t, v) in s.timestamps.iter().zip(&s.values) {
-            if (from..=to).contains(t) {
+            if wanted(*t) {
                 ts.push(*t);
                 vs.push(*v);
             }
@@ -151,24 +157,9 @@ pub(crate) fn new_points(
         Some(l) => l.saturating_add(1).max(ask.start),
         None => ask.start,
     };
-    let wanted = |t: i64| {
+    retain_points(m, |t| {
         (from..=ask.end).contains(&t) || holes.iter().any(|h| (h.first..=h.last).contains(&t))
-    };
-    let mut kept = 0;
-    for s in &mut m.series {
-        let mut ts = Vec::with_capacity(s.timestamps.len());
-        let mut vs = Vec::with_capacity(s.values.len());
-        for (t, v) in s.timestamps.iter().zip(&s.values) {
-            if wanted(*t) {
-                ts.push(*t);
-                vs.push(*v);
-            }
-        }
-        kept += ts.len();
-        s.timestamps = ts;
-        s.values = vs;
-    }
-    kept
+    })
 }
 
 /// The calendar month (UTC) of a timestamp, as `YYYY-MM`: the unit of the store's files.

@@ -448,7 +448,13 @@ async fn on_atlas_a_replica_set_alerts_events_are_asked_as_the_events_operation(
         (events[0].accept.as_deref(), events[0].status),
         (Some("application/vnd.atlas.2023-01-01+json"), 200)
     );
-    let req = opsapi::api::alerts::context::events_request(g, ctx.start, ctx.end).unwrap();
+    let req = opsapi::api::alerts::around::deployment_events_request(
+        opsapi::Flavour::Atlas,
+        g,
+        ctx.start,
+        ctx.end,
+    )
+    .unwrap();
     assert_eq!(req.operation.endpoint_set(), opsapi::EndpointSet::Events);
 }
 

@@ -10,8 +10,10 @@
 mod frames;
 mod writes;
 
+use opsapi::api::performance_advisor::AdvisorQuery;
+use opsapi::flavour::Scope;
 use opsapi::sim::{RequestRecord, SimConfig, Simulator};
-use opsapi::{Client, Error, Flavour, Granularity, MeasurementsQuery, Operation};
+use opsapi::{Answer, Client, Error, Flavour, Granularity, MeasurementsQuery, Operation};
 
 use crate::common::{fixed_now, for_an_hour, start};
 
@@ -91,7 +93,12 @@ struct Ids {
 
 fn ids(sim: &Simulator) -> Ids {
     let w = sim.world();
-    let h = w.hosts.iter().find(|h| !h.databases.is_empty()).unwrap();
+    // A primary with an application's databases: it has slow queries to advise on.
+    let h = w
+        .hosts
+        .iter()
+        .find(|h| h.type_name.ends_with("_PRIMARY") && h.databases.len() > 3)
+        .unwrap();
     // An alert type every flavour has; the project's alerts as the flavour serves them.
     let agents: Vec<&str> = w
         .alert_configs
@@ -317,59 +324,74 @@ async fn call(c: &Client, op: Operation, ids: &Ids) -> opsapi::Result<String> {
                 c.clusters().get(g, &ids.cluster).await?.name
             )
         }
+        Operation::PerformanceAdvisorNamespaces => {
+            let q = AdvisorQuery::new();
+            let names = c.performance_advisor().namespaces(g, h, &q).await?;
+            assert!(!names.is_empty(), "a primary with a workload");
+            format!(
+                "namespaces {:?}",
+                names.iter().map(|n| &n.namespace).collect::<Vec<_>>()
+            )
+        }
+        Operation::PerformanceAdvisorSlowQueryLogs => {
+            let q = AdvisorQuery::new().n_logs(50);
+            let logs = c.performance_advisor().slow_query_logs(g, h, &q).await?;
+            let rows = logs.rows();
+            assert!(rows
+                .iter()
+                .all(|r| r.duration_ms.is_some() && r.shape.is_some()));
+            format!(
+                "{} slow queries, first {:?}",
+                rows.len(),
+                rows.first().map(|r| &r.line)
+            )
+        }
+        Operation::PerformanceAdvisorSuggestedIndexes => {
+            let q = AdvisorQuery::new();
+            let s = c.performance_advisor().suggested_indexes(g, h, &q).await?;
+            let keys: Vec<_> = s.indexes.iter().flatten().map(|i| &i.index).collect();
+            format!(
+                "{} shapes, indexes {keys:?}",
+                s.shapes.map_or(0, |v| v.len())
+            )
+        }
         other => panic!("{other:?} has no call in tests/it/flavours.rs: add one"),
     })
 }
 
-/// The method of `op`, its path under the flavour's API prefix (encoded as the client sends
-/// it) and the status the server answers.
-fn want(flavour: Flavour, op: Operation, ids: &Ids) -> (&'static str, String, u16) {
+/// The method of `op`, its path under the flavour's API prefix (its row's template with the
+/// world's identifiers, encoded as the client sends them) and the status the server answers.
+fn want(flavour: Flavour, op: Operation, ids: &Ids) -> (String, String, u16) {
+    let row = op.row();
     let enc = |s: &str| s.replace(':', "%3A");
-    let hosts = if flavour == Flavour::Atlas {
-        "processes"
-    } else {
-        "hosts"
+    let mut path = row.path(flavour).to_string();
+    for param in row.params() {
+        let id = match param {
+            "group_id" => ids.group.clone(),
+            "host_id" => enc(&ids.host),
+            "partition_name" => ids.partition.clone(),
+            "database_name" => ids.database.clone(),
+            "event_id" => ids.event.clone(),
+            "alert_config_id" => ids.config.clone(),
+            "alert_id" if row.scope() == Scope::Global => ids.global_alert.clone(),
+            "alert_id" => ids.alert.clone(),
+            "entry_id" => ids.entry.clone(),
+            "cluster" => ids.cluster.clone(),
+            other => panic!("{op:?}: no identifier for {{{other}}} in tests/it/flavours.rs"),
+        };
+        path = path.replace(&format!("{{{param}}}"), &id);
+    }
+    // Ops Manager and Cloud Manager document 201 for a PATCH, Atlas's specification 200.
+    let status = match (row.answer, row.method.as_str()) {
+        (Answer::Nothing, _) => 204,
+        (_, "PATCH") if flavour != Flavour::Atlas => 201,
+        _ => 200,
     };
-    let host = format!("/groups/{}/{hosts}/{}", ids.group, enc(&ids.host));
-    let (method, status) = match op {
-        // Ops Manager and Cloud Manager document 201, Atlas's specification 200.
-        Operation::AlertsAcknowledge if flavour == Flavour::Atlas => ("PATCH", 200),
-        Operation::AlertsAcknowledge | Operation::GlobalAlertsAcknowledge => ("PATCH", 201),
-        Operation::AccessListDelete => ("DELETE", 204),
-        _ => ("GET", 200),
-    };
-    let rest = match op {
-        Operation::GroupsList => "/groups".to_string(),
-        Operation::GroupsGet => format!("/groups/{}", ids.group),
-        Operation::HostsList => format!("/groups/{}/{hosts}", ids.group),
-        Operation::HostsGet => host,
-        Operation::HostsPartitions => format!("{host}/disks"),
-        Operation::HostsDatabases => format!("{host}/databases"),
-        Operation::MeasurementsHost => format!("{host}/measurements"),
-        Operation::MeasurementsDisk => format!("{host}/disks/{}/measurements", ids.partition),
-        Operation::MeasurementsDatabase => {
-            format!("{host}/databases/{}/measurements", ids.database)
-        }
-        Operation::EventsList => format!("/groups/{}/events", ids.group),
-        Operation::EventsGet => format!("/groups/{}/events/{}", ids.group, ids.event),
-        Operation::AlertsList => format!("/groups/{}/alerts", ids.group),
-        Operation::AlertsGet => format!("/groups/{}/alerts/{}", ids.group, ids.alert),
-        Operation::AlertConfigsList => format!("/groups/{}/alertConfigs", ids.group),
-        Operation::AlertConfigsOpenAlerts => {
-            format!("/groups/{}/alertConfigs/{}/alerts", ids.group, ids.config)
-        }
-        Operation::AlertsAcknowledge => format!("/groups/{}/alerts/{}", ids.group, ids.alert),
-        Operation::GlobalAlertsList => "/globalAlerts".to_string(),
-        Operation::GlobalAlertsGet | Operation::GlobalAlertsAcknowledge => {
-            format!("/globalAlerts/{}", ids.global_alert)
-        }
-        Operation::AccessListList => "/admin/accessList".to_string(),
-        Operation::AccessListDelete => format!("/admin/accessList/{}", ids.entry),
-        Operation::ClustersList => format!("/groups/{}/clusters", ids.group),
-        Operation::ClustersGet => format!("/groups/{}/clusters/{}", ids.group, ids.cluster),
-        other => panic!("{other:?} has no path in tests/it/flavours.rs: add one"),
-    };
-    (method, format!("{}{rest}", flavour.api_path()), status)
+    (
+        row.method.to_string(),
+        format!("{}{path}", flavour.api_path()),
+        status,
+    )
 }
 
 /// Runs every operation of the table (`Operation::ALL`) with `c` against `sim`, in the
@@ -402,7 +424,7 @@ async fn every_operation(sim: &Simulator, c: &Client, scheme: &str) -> Vec<Strin
         let (method, path, status) = want(flavour, op, &ids);
         assert_eq!(
             (r.method.as_str(), r.path.as_str(), r.status),
-            (method, path.as_str(), status),
+            (method.as_str(), path.as_str(), status),
             "{flavour} {op:?}"
         );
         // Atlas: the operation's version of the flavour table (which the specification

@@ -3,7 +3,7 @@
 //!
 //! One module per resource, named as `src/api/<resource>.rs` (`access_list`, `alert_configs`,
 //! `alerts` with `alerts_context`, `databases`, `events`, `global_alerts`, `groups`, `hosts`,
-//! `measurements`, `metric_names`), and one per
+//! `measurements`, `metric_names`, `performance_advisor`), and one per
 //! rule of the one send path (`src/client/`): `arguments`, `errors`, `digest`, `retries`,
 //! `time_budget`, `body_cap`, `redirects`, `decode`, `paging`, `rate_limit`; `flavours` (one
 //! client for Ops Manager, Cloud Manager and Atlas) and `oauth` (service accounts). Shared helpers
@@ -29,6 +29,7 @@ mod hosts;
 mod measurements;
 #[cfg(feature = "frames")] // fleet pulls (`opsapi::fleet`)
 mod metric_names;
+mod performance_advisor;
 #[cfg(feature = "frames")] // the measurement store (`opsapi::store`)
 mod store;
 #[cfg(feature = "frames")]

@@ -13,6 +13,8 @@ import polars as pl
 import pytest
 from _truth import LONG, PAGE1, frame_rows
 
+from opsapi._native import OPERATION_TABLE
+
 API = "/api/public/v1.0"
 UTC = dt.timezone.utc
 KEY = "9f2d3c4b-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
@@ -65,10 +67,16 @@ class Ids:
     context: Any = None  # (alert, host, query, long rows) of the alerts.context cells
 
 
+# Which identifier of a cell fills each placeholder of a row's path (`Op.ids` for another).
+PARAMS = {
+    "group_id": "g", "host_id": "h", "partition_name": "p", "database_name": "d",
+    "event_id": "e", "alert_config_id": "c", "alert_id": "a", "cluster": "cl", "entry_id": "x",
+}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Op:
-    method: str
-    path: Callable[[Ids], str]
+    operation: str  # the row of the flavour table whose request the fault is aimed at
     call: Callable[[Any, Ids], Any]
     check: Callable[[Any, Ids], None]
     pages: Callable[[Ids], int] = lambda ids: 1
@@ -79,6 +87,25 @@ class Op:
     # Requests the call sends besides its own, each once and answered 200 before its own
     # (the fault is aimed at its own): (path, query) pairs.
     also: Callable[[Ids], list[tuple[str, Optional[str]]]] = lambda ids: []
+    # A placeholder filled otherwise than by PARAMS: its value from the cell's identifiers.
+    ids: dict[str, Callable[[Ids], str]] = field(default_factory=dict)
+
+    @property
+    def method(self) -> str:
+        return OPERATION_TABLE[self.operation]["method"]
+
+    def path(self, ids: Ids) -> str:
+        """The operation's request path: its row's template with the cell's identifiers."""
+        values = {
+            p: self.ids[p](ids) if p in self.ids else getattr(ids, PARAMS[p])
+            for p in OPERATION_TABLE[self.operation]["params"]
+        }
+        return row_path(self.operation, **values)
+
+
+def row_path(operation: str, **ids: str) -> str:
+    """The path of ``operation``'s request: its row's template (Ops Manager's) with ``ids``."""
+    return API + OPERATION_TABLE[operation]["path"].format(**ids)
 
 
 WINDOW = {"granularity": "PT1H", "period": "P1D"}
@@ -155,122 +182,110 @@ def _parquet(r: Any, ids: Ids) -> None:
     assert frame_rows(frame.select(pl.col(LONG))) == ids.fleet_rows
 
 
-def _listing(
-    path: Callable[[Ids], str], call: Callable[[Any, Ids], Any], attr: str, **kw: Any
-) -> Op:
+def _listing(operation: str, call: Callable[[Any, Ids], Any], attr: str, **kw: Any) -> Op:
     """A listing: a GET of its first page, then the rest; the seeded items in order."""
-    return Op(GET, path, call, _ids_of(attr), query=PAGE1, **kw)
+    return Op(operation, call, _ids_of(attr), query=PAGE1, **kw)
 
 
 OPS: dict[str, Op] = {
     "access_list.delete": Op(
-        DELETE,
-        lambda i: f"{API}/admin/accessList/{i.x}",
+        "access_list.delete",
         lambda c, i: c.access_list.delete(i.x),
         lambda r, i: None if r is None else pytest.fail(f"delete returned {r!r}"),
     ),
     "access_list.list": _listing(
-        lambda i: f"{API}/admin/accessList", lambda c, i: c.access_list.list(), "access_ids"
+        "access_list.list", lambda c, i: c.access_list.list(), "access_ids"
     ),
     "global_alerts.list": _listing(
-        lambda i: f"{API}/globalAlerts",
+        "global_alerts.list",
         lambda c, i: c.global_alerts.list(),
         "alert_ids",
         pages=lambda i: math.ceil(len(i.alert_ids) / 500),
     ),
     "global_alerts.iter": _listing(
-        lambda i: f"{API}/globalAlerts",
+        "global_alerts.list",
         lambda c, i: c.global_alerts.iter(),
         "alert_ids",
         pages=lambda i: math.ceil(len(i.alert_ids) / 500),
         iterates=True,
     ),
     "global_alerts.get": Op(
-        GET,
-        lambda i: f"{API}/globalAlerts/{i.a}",
+        "global_alerts.get",
         lambda c, i: c.global_alerts.get(i.a),
         _as_served("global_alerts.get"),
     ),
     "global_alerts.acknowledge": Op(
-        PATCH,
-        lambda i: f"{API}/globalAlerts/{i.a}",
+        "global_alerts.acknowledge",
         lambda c, i: c.global_alerts.acknowledge(i.a, duration="PT4H", comment=i.comment),
         _acknowledged,
         body=_ack_body,
     ),
     "global_alerts.unacknowledge": Op(
-        PATCH,
-        lambda i: f"{API}/globalAlerts/{i.a}",
+        "global_alerts.acknowledge",
         lambda c, i: c.global_alerts.unacknowledge(i.a),
         _unacknowledged,
         body=_unack_body,
     ),
     "global_alerts.acknowledge_many": Op(
-        PATCH,
-        lambda i: f"{API}/globalAlerts/{i.a}",
+        "global_alerts.acknowledge",
         lambda c, i: c.global_alerts.acknowledge_many([i.a], duration="PT4H", comment=i.comment),
         _acknowledged,
         many=True,
         body=_ack_body,
     ),
     "global_alerts.unacknowledge_many": Op(
-        PATCH,
-        lambda i: f"{API}/globalAlerts/{i.a}",
+        "global_alerts.acknowledge",
         lambda c, i: c.global_alerts.unacknowledge_many([i.a]),
         _unacknowledged,
         many=True,
         body=_unack_body,
     ),
     "alerts.list": _listing(
-        lambda i: f"{API}/groups/{i.g}/alerts",
+        "alerts.list",
         lambda c, i: c.alerts.list(i.g),
         "project_alert_ids",
         pages=lambda i: math.ceil(len(i.project_alert_ids) / 500),
     ),
     "alerts.iter": _listing(
-        lambda i: f"{API}/groups/{i.g}/alerts",
+        "alerts.list",
         lambda c, i: c.alerts.iter(i.g),
         "project_alert_ids",
         pages=lambda i: math.ceil(len(i.project_alert_ids) / 500),
         iterates=True,
     ),
     "alerts.list_all": _listing(
-        lambda i: f"{API}/groups/{i.g}/alerts",
+        "alerts.list",
         lambda c, i: c.alerts.list_all(groups=[i.g]),
         "project_alert_ids",
         pages=lambda i: math.ceil(len(i.project_alert_ids) / 500),
     ),
     "alerts.get": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}/alerts/{i.pa}",
+        "alerts.get",
         lambda c, i: c.alerts.get(i.g, i.pa),
         _as_served("alerts.get"),
+        ids={"alert_id": lambda i: i.pa},
     ),
     "alerts.acknowledge": Op(
-        PATCH,
-        lambda i: f"{API}/groups/{i.g}/alerts/{i.a}",
+        "alerts.acknowledge",
         lambda c, i: c.alerts.acknowledge(i.g, i.a, duration="PT4H", comment=i.comment),
         _acknowledged,
         body=_ack_body,
     ),
     "alerts.unacknowledge": Op(
-        PATCH,
-        lambda i: f"{API}/groups/{i.g}/alerts/{i.a}",
+        "alerts.acknowledge",
         lambda c, i: c.alerts.unacknowledge(i.g, i.a),
         _unacknowledged,
         body=_unack_body,
     ),
     "alerts.acknowledge_many": Op(
-        PATCH,
-        lambda i: f"{API}/groups/{i.g}/alerts/{i.a}",
+        "alerts.acknowledge",
         lambda c, i: c.alerts.acknowledge_many([(i.g, i.a)], duration="PT4H", comment=i.comment),
         _acknowledged,
         many=True,
         body=_ack_body,
     ),
     "alerts.unacknowledge_many": Op(
-        PATCH,
-        lambda i: f"{API}/groups/{i.g}/alerts/{i.a}",
+        "alerts.acknowledge",
         lambda c, i: c.alerts.unacknowledge_many([(i.g, i.a)]),
         _unacknowledged,
         many=True,
@@ -279,112 +294,113 @@ OPS: dict[str, Op] = {
     # The measurement of an alert's context is its own request; its host and the project's
     # alert configurations are asked first, at once.
     "alerts.context": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}/hosts/{i.context[1]}/measurements",
+        "measurements.host",
         lambda c, i: c.alerts.context(i.context[0]),
         lambda ctx, i: frame_rows(ctx.frame) == i.context[3] or pytest.fail("context frame"),
         query=lambda i: i.context[2],
         also=lambda i: [
-            (f"{API}/groups/{i.g}/hosts/{i.context[1]}", None),
-            (f"{API}/groups/{i.g}/alertConfigs", PAGE1),
+            (row_path("hosts.get", group_id=i.g, host_id=i.context[1]), None),
+            (row_path("alert_configs.list", group_id=i.g), PAGE1),
         ],
+        ids={"host_id": lambda i: i.context[1]},
     ),
-    "groups.list": _listing(lambda i: f"{API}/groups", lambda c, i: c.groups.list(), "project_ids"),
+    "groups.list": _listing("groups.list", lambda c, i: c.groups.list(), "project_ids"),
     "groups.get": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}",
+        "groups.get",
         lambda c, i: c.groups.get(i.g),
         _as_served("groups.get"),
     ),
     "alert_configs.list": _listing(
-        lambda i: f"{API}/groups/{i.g}/alertConfigs",
+        "alert_configs.list",
         lambda c, i: c.alert_configs.list(i.g),
         "config_ids",
     ),
     "alert_configs.open_alerts": _listing(
-        lambda i: f"{API}/groups/{i.g}/alertConfigs/{i.c}/alerts",
+        "alert_configs.open_alerts",
         lambda c, i: c.alert_configs.open_alerts(i.g, i.c),
         "open_ids",
     ),
-    "clusters.list": _listing(
-        lambda i: f"{API}/groups/{i.g}/clusters", lambda c, i: c.clusters.list(i.g), "cluster_ids"
-    ),
+    "clusters.list": _listing("clusters.list", lambda c, i: c.clusters.list(i.g), "cluster_ids"),
     "clusters.list_all": _listing(
-        lambda i: f"{API}/groups/{i.g}/clusters",
+        "clusters.list",
         lambda c, i: c.clusters.list_all(groups=[i.g]),
         "cluster_ids",
     ),
     "clusters.get": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}/clusters/{i.cl}",
+        "clusters.get",
         lambda c, i: c.clusters.get(i.g, i.cl),
         _as_served("clusters.get"),
     ),
     "hosts.get": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}",
+        "hosts.get",
         lambda c, i: c.hosts.get(i.g, i.h),
         _as_served("hosts.get"),
     ),
-    "hosts.list": _listing(
-        lambda i: f"{API}/groups/{i.g}/hosts", lambda c, i: c.hosts.list(i.g), "host_ids"
-    ),
+    "hosts.list": _listing("hosts.list", lambda c, i: c.hosts.list(i.g), "host_ids"),
     "hosts.partitions": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/disks",
+        "hosts.partitions",
         lambda c, i: c.hosts.partitions(i.g, i.h),
         lambda r, i: r == i.partitions or pytest.fail(f"partitions {r}"),
         query=PAGE1,
     ),
     "hosts.databases": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/databases",
+        "hosts.databases",
         lambda c, i: c.hosts.databases(i.g, i.h),
         lambda r, i: r == i.databases or pytest.fail(f"databases {r}"),
         query=PAGE1,
     ),
     "measurements.host": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/measurements",
+        "measurements.host",
         lambda c, i: c.measurements.host(i.g, i.h, **WINDOW, metrics=["CONNECTIONS"]),
         _measurements("measurements.host", "host"),
         query=f"{WINDOW_QUERY}&m=CONNECTIONS",
     ),
     "measurements.disk": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/disks/{i.p}/measurements",
+        "measurements.disk",
         lambda c, i: c.measurements.disk(i.g, i.h, i.p, **WINDOW),
         _measurements("measurements.disk", "disk"),
         query=WINDOW_QUERY,
     ),
     "measurements.database": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/databases/{i.d}/measurements",
+        "measurements.database",
         lambda c, i: c.measurements.database(i.g, i.h, i.d, **WINDOW),
         _measurements("measurements.database", "database"),
         query=WINDOW_QUERY,
     ),
     "measurements.fleet": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/measurements",
+        "measurements.host",
         lambda c, i: c.measurements.fleet([(i.g, i.h)], **FLEET),
         _frame,
         query=f"{WINDOW_QUERY}&m=CONNECTIONS",
     ),
     "measurements.fleet_to_parquet": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}/hosts/{i.h}/measurements",
+        "measurements.host",
         lambda c, i: c.measurements.fleet_to_parquet([(i.g, i.h)], i.out, **FLEET),
         _parquet,
         query=f"{WINDOW_QUERY}&m=CONNECTIONS",
     ),
-    "events.list": _listing(
-        lambda i: f"{API}/groups/{i.g}/events", lambda c, i: c.events.list(i.g), "event_ids"
-    ),
+    "events.list": _listing("events.list", lambda c, i: c.events.list(i.g), "event_ids"),
     "events.get": Op(
-        GET,
-        lambda i: f"{API}/groups/{i.g}/events/{i.e}",
+        "events.get",
         lambda c, i: c.events.get(i.g, i.e),
         _as_served("events.get"),
+    ),
+    "performance_advisor.namespaces": Op(
+        "performance_advisor.namespaces",
+        lambda c, i: c.performance_advisor.namespaces(i.g, i.h),
+        lambda r, i: (
+            [n.to_dict() for n in r] == i.served["performance_advisor.namespaces"]["namespaces"]
+            or pytest.fail(f"namespaces {r}")
+        ),
+    ),
+    "performance_advisor.slow_query_logs": Op(
+        "performance_advisor.slow_query_logs",
+        lambda c, i: c.performance_advisor.slow_query_logs(i.g, i.h),
+        _as_served("performance_advisor.slow_query_logs"),
+    ),
+    "performance_advisor.suggested_indexes": Op(
+        "performance_advisor.suggested_indexes",
+        lambda c, i: c.performance_advisor.suggested_indexes(i.g, i.h),
+        _as_served("performance_advisor.suggested_indexes"),
     ),
 }

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from _atlas_spec import DEPARTURES, Exchange, Reader, Spec, check_all
+from _atlas_spec import SPEC as SPEC_FILE
 from conftest import FIXED_NOW
 
 from opsapi.testing import Simulator
@@ -252,3 +253,30 @@ def test_a_wrong_request_to_an_atlas_simulator_fails_the_check(tmp_path, monkeyp
     assert names(problems) == ["request.query", "answer.status"], problems
     assert "bogus is not a parameter of groups.get" in problems[0]
     assert problems[0].endswith("(simulator of " + exchanges[0].started_by + ")")
+
+
+def test_the_flavour_tables_atlas_rows_are_the_specifications():
+    """Each operation Atlas has, by the flavour table (``OPERATION_TABLE``), is one of the
+    extract's (found by its ``operationId``: ``extract.py``'s allowlist), with the same method,
+    the same path (the same literal segments, a placeholder where the specification has one),
+    versions the specification serves with their sunset dates, and query parameters it
+    documents; and the extract holds no operation the table lacks."""
+    from opsapi._native import OPERATION_TABLE
+
+    doc = json.loads(SPEC_FILE.read_text(encoding="utf-8"))["operations"]
+    atlas = {name: row for name, row in OPERATION_TABLE.items() if "atlas" in row["flavours"]}
+    assert sorted(doc) == sorted(atlas), "the extract's allowlist is the table's Atlas rows"
+    for name, row in atlas.items():
+        op = doc[name]
+        assert op["method"] == row["method"], name
+        ours = ("/api/atlas/v2" + row["atlas_path"]).split("/")
+        theirs = op["path"].split("/")
+        assert len(ours) == len(theirs), (name, op["path"])
+        for a, b in zip(ours, theirs):
+            assert a.startswith("{") == b.startswith("{"), (name, op["path"])
+            assert a.startswith("{") or a == b, (name, op["path"])
+        for version, sunset in row["atlas_versions"]:
+            assert version in op["versions"], (name, version)
+            assert op["sunset"].get(version) == sunset, (name, version)
+        documented = {p["name"] for p in op["parameters"] if p["in"] == "query"}
+        assert set(row["query"]) <= documented, (name, set(row["query"]) - documented)

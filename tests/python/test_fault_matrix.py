@@ -44,6 +44,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
+from urllib.parse import parse_qsl
 
 import pytest
 from _adversary import CUT, DRIP, ENDLESS, OVERSIZE, Act, Adversary, answer
@@ -60,8 +61,9 @@ from _fault_ops import (
     SHORT,
     TIMEOUT,
     Ids,
+    row_path,
 )  # fmt: skip
-from _truth import served, served_rows
+from _truth import PAGE1, served, served_rows
 
 import opsapi
 from opsapi.testing import Simulator
@@ -326,27 +328,17 @@ def _ids(sim: Simulator) -> Ids:
         databases=dbs,
     )
     # The clusters as the server lists them to a plain client (one page holds them all).
-    listed = served(sim, f"/groups/{g}/clusters", itemsPerPage=500)
+    listed = served(sim, row_path("clusters.list", group_id=g).removeprefix(API), itemsPerPage=500)
     assert listed["totalCount"] == len(listed["results"]) >= 1
     ids.cluster_ids = [x["id"] for x in listed["results"]]
     ids.cl = ids.cluster_ids[0]
     window = {"granularity": "PT1H", "period": "P1D"}
+    # What a plain client reads of each operation that answers one object, at its row's path
+    # with its query: what its result is compared with.
     ids.served = {
-        "hosts.get": served(sim, f"/groups/{g}/hosts/{h}"),
-        "groups.get": served(sim, f"/groups/{g}"),
-        "clusters.get": served(sim, f"/groups/{g}/clusters/{ids.cl}"),
-        "events.get": served(sim, f"/groups/{g}/events/{ids.e}"),
-        "global_alerts.get": served(sim, f"/globalAlerts/{ids.a}"),
-        "alerts.get": served(sim, f"/groups/{g}/alerts/{ids.pa}"),
-        "measurements.host": served(
-            sim, f"/groups/{g}/hosts/{h}/measurements", **window, m="CONNECTIONS"
-        ),
-        "measurements.disk": served(
-            sim, f"/groups/{g}/hosts/{h}/disks/{ids.p}/measurements", **window
-        ),
-        "measurements.database": served(
-            sim, f"/groups/{g}/hosts/{h}/databases/{ids.d}/measurements", **window
-        ),
+        name: served(sim, op.path(ids).removeprefix(API), **dict(parse_qsl(op.query or "")))
+        for name, op in OPS.items()
+        if name == op.operation and op.method == GET and op.query != PAGE1
     }
     ids.fleet_rows = served_rows(sim, [(g, h)], **window, m=["CONNECTIONS"])
     # An open CONNECTIONS alert of project g, and what its context reads.

@@ -10,18 +10,16 @@ test_flavours_world.py; the simulators (``sims``, ``clients``) are conftest.py's
 from __future__ import annotations
 
 import asyncio
-import re
-from pathlib import Path
+import collections
 from typing import Any, Callable
 
 import pytest
 from conftest import FIXED_NOW, api_requests
 
 import opsapi
-from opsapi._native import ATLAS_VERSIONS, OPERATIONS
+from opsapi._native import ATLAS_VERSIONS, OPERATION_TABLE, OPERATIONS
 from opsapi.testing import Simulator
 
-ROOT = Path(__file__).resolve().parents[2]
 PAGE1 = "pageNum=1&itemsPerPage=500"
 WINDOW = "granularity=PT1H&period=P1D"
 
@@ -30,7 +28,15 @@ class Ids:
     """A mongod's identifiers, as the flavour names its host (hex id, or hostname:port)."""
 
     def __init__(self, sim: Simulator) -> None:
-        db = sim.database_truth()[0]
+        # A database of a primary with an application's databases (it has slow queries).
+        dbs = sim.database_truth()
+        counts = collections.Counter(d["host_id"] for d in dbs)
+        primaries = {
+            h["id"]
+            for h in sim.world()["hosts"]
+            if h["type_name"].endswith("_PRIMARY") and counts[h["id"]] > 3
+        }
+        db = next(d for d in dbs if d["host_id"] in primaries)
         w = sim.world()
         atlas = sim.flavour == "atlas"
         self.g = db["group_id"]
@@ -64,18 +70,21 @@ class Ids:
         ]
         self.global_alerts = [a["id"] for a in w["alerts"] if a["status"] == "OPEN"]
         self.x = [x["id"] for x in w["access_list"]]
-        self.hosts = "processes" if atlas else "hosts"
+        self.atlas = atlas
         self.api = "/api/atlas/v2" if atlas else "/api/public/v1.0"
 
-    def path(self, template: str, n: int = 0) -> str:
-        """The path of ``template`` on this flavour; ``{pa}``, ``{ga}`` and ``{x}`` are the
-        ``n``-th project alert, open global alert and access-list entry."""
-        enc = self.h.replace(":", "%3A")
-        return self.api + template.format(
-            g=self.g, h=enc, p=self.p, d=self.d, e=self.e, c=self.c, a=self.a, k=self.k,
-            hosts=self.hosts,
-            pa=self.project_alerts[n], ga=self.global_alerts[n], x=self.x[n],
-        )  # fmt: skip
+    def path(self, op: str, n: int = 0) -> str:
+        """The path of operation ``op`` on this flavour: its row's template with this world's
+        identifiers; ``alert_id`` and ``entry_id`` are the ``n``-th project alert (a global
+        one for ``global_alerts.*``) and access-list entry."""
+        row = OPERATION_TABLE[op]
+        alert = self.global_alerts[n] if op.startswith("global_alerts.") else self.project_alerts[n]
+        ids = {
+            "group_id": self.g, "host_id": self.h.replace(":", "%3A"), "partition_name": self.p,
+            "database_name": self.d, "event_id": self.e, "alert_config_id": self.c,
+            "alert_id": alert, "entry_id": self.x[n], "cluster": self.k,
+        }  # fmt: skip
+        return self.api + (row["atlas_path"] if self.atlas else row["path"]).format(**ids)
 
 
 # What the simulator's world holds that Atlas does not have, and so does not serve: standalone
@@ -129,27 +138,24 @@ def _frame(m: Any) -> list[dict[str, Any]]:
     return m.to_polars().drop("host_id").to_dicts()
 
 
-# Every operation each flavour has: its call (sync or async: the same expression), the path
-# and query it sends, and what of its result the flavours must agree on.
-READS: dict[str, tuple[Callable[..., Any], str, Any, Callable[[Any], Any]]] = {
-    "groups.list": (lambda c, i: c.groups.list(), "/groups", PAGE1, lambda r: [g.id for g in r]),
-    "groups.get": (lambda c, i: c.groups.get(i.g), "/groups/{g}", None, lambda r: r.name),
-    "hosts.list": (lambda c, i: c.hosts.list(i.g), "/groups/{g}/{hosts}", PAGE1, _hosts),
+# Every operation each flavour has: its call (sync or async: the same expression), the query
+# it sends (its path is its row's), and what of its result the flavours must agree on.
+READS: dict[str, tuple[Callable[..., Any], Any, Callable[[Any], Any]]] = {
+    "groups.list": (lambda c, i: c.groups.list(), PAGE1, lambda r: [g.id for g in r]),
+    "groups.get": (lambda c, i: c.groups.get(i.g), None, lambda r: r.name),
+    "hosts.list": (lambda c, i: c.hosts.list(i.g), PAGE1, _hosts),
     "hosts.get": (
         lambda c, i: c.hosts.get(i.g, i.h),
-        "/groups/{g}/{hosts}/{h}",
         None,
         lambda r: _hosts([r]),
     ),
     "hosts.partitions": (
         lambda c, i: c.hosts.partitions(i.g, i.h),
-        "/groups/{g}/{hosts}/{h}/disks",
         PAGE1,
         list,
     ),
     "hosts.databases": (
         lambda c, i: c.hosts.databases(i.g, i.h),
-        "/groups/{g}/{hosts}/{h}/databases",
         PAGE1,
         list,
     ),
@@ -157,37 +163,31 @@ READS: dict[str, tuple[Callable[..., Any], str, Any, Callable[[Any], Any]]] = {
         lambda c, i: c.measurements.host(
             i.g, i.h, granularity="PT1H", period="P1D", metrics=["CONNECTIONS"]
         ),
-        "/groups/{g}/{hosts}/{h}/measurements",
         WINDOW + "&m=CONNECTIONS",
         _frame,
     ),
     "measurements.disk": (
         lambda c, i: c.measurements.disk(i.g, i.h, i.p, granularity="PT1H", period="P1D"),
-        "/groups/{g}/{hosts}/{h}/disks/{p}/measurements",
         WINDOW,
         _frame,
     ),
     "measurements.database": (
         lambda c, i: c.measurements.database(i.g, i.h, i.d, granularity="PT1H", period="P1D"),
-        "/groups/{g}/{hosts}/{h}/databases/{d}/measurements",
         WINDOW,
         _frame,
     ),
     "events.list": (
         lambda c, i: c.events.list(i.g),
-        "/groups/{g}/events",
         PAGE1,
         lambda r: [e.id for e in r],
     ),
     "events.get": (
         lambda c, i: c.events.get(i.g, i.e),
-        "/groups/{g}/events/{e}",
         None,
         lambda r: {k: v for k, v in r.to_dict().items() if k != "links"},  # the servers' URLs
     ),
     "alerts.list": (
         lambda c, i: c.alerts.list(i.g),
-        "/groups/{g}/alerts",
         PAGE1,
         lambda r: [
             (a.hostname_and_port, a.id, a.status, a.metric_name, a.event_type_name) for a in r
@@ -195,13 +195,11 @@ READS: dict[str, tuple[Callable[..., Any], str, Any, Callable[[Any], Any]]] = {
     ),
     "alerts.get": (
         lambda c, i: c.alerts.get(i.g, i.a),
-        "/groups/{g}/alerts/{a}",
         None,
         lambda r: (r.id, r.event_type_name, r.created),
     ),
     "alert_configs.list": (
         lambda c, i: c.alert_configs.list(i.g),
-        "/groups/{g}/alertConfigs",
         PAGE1,
         lambda r: [
             (x.id, (x.metric_threshold or {}).get("metricName"), x.event_type_name) for x in r
@@ -209,63 +207,66 @@ READS: dict[str, tuple[Callable[..., Any], str, Any, Callable[[Any], Any]]] = {
     ),
     "alert_configs.open_alerts": (
         lambda c, i: c.alert_configs.open_alerts(i.g, i.c),
-        "/groups/{g}/alertConfigs/{c}/alerts",
         PAGE1,
         lambda r: [(a.hostname_and_port, a.id) for a in r],
     ),
     "clusters.list": (
         lambda c, i: c.clusters.list(i.g),
-        "/groups/{g}/clusters",
         PAGE1,
         lambda r: [(x.name, x.type, x.shard_name) for x in r],
     ),
     "clusters.get": (
         lambda c, i: c.clusters.get(i.g, i.k),
-        "/groups/{g}/clusters/{k}",
         None,
         lambda r: (r.name, r.type, r.replica_set_name),
+    ),
+    "performance_advisor.namespaces": (
+        lambda c, i: c.performance_advisor.namespaces(i.g, i.h),
+        None,
+        lambda r: [n.namespace for n in r],
+    ),
+    "performance_advisor.slow_query_logs": (
+        lambda c, i: c.performance_advisor.slow_query_logs(i.g, i.h, n_logs=20),
+        "nLogs=20",
+        lambda r: [(q.namespace, q.line) for q in r.slow_queries],
+    ),
+    "performance_advisor.suggested_indexes": (
+        lambda c, i: c.performance_advisor.suggested_indexes(i.g, i.h),
+        None,
+        lambda r: [(x.namespace, x.index, x.impact) for x in r.indexes],
     ),
     # Ops Manager's alone.
     "global_alerts.list": (
         lambda c, i: c.global_alerts.list(),
-        "/globalAlerts",
         PAGE1,
         lambda r: [a.id for a in r],
     ),
     "global_alerts.get": (
         lambda c, i: c.global_alerts.get(i.global_alerts[0]),
-        "/globalAlerts/{ga}",
         None,
         lambda r: (r.id, r.status),
     ),
     "access_list.list": (
         lambda c, i: c.access_list.list(),
-        "/admin/accessList",
         PAGE1,
         lambda r: [x.id for x in r],
     ),
 }
 
 # Every operation that writes, on a simulator of each flavour of its own: its call (the
-# ``n``-th of its kind: the sync call writes to one, the async one to another), method, path
-# and the status the server answers.
-WRITES: dict[str, tuple[Callable[..., Any], str, str, int]] = {
+# ``n``-th of its kind: the sync call writes to one, the async one to another) and the status
+# Ops Manager answers (its method and path are its row's).
+WRITES: dict[str, tuple[Callable[..., Any], int]] = {
     "alerts.acknowledge": (
         lambda c, i, n: c.alerts.acknowledge(i.g, i.project_alerts[n], duration="4h"),
-        "PATCH",
-        "/groups/{g}/alerts/{pa}",
         201,
     ),
     "global_alerts.acknowledge": (
         lambda c, i, n: c.global_alerts.acknowledge(i.global_alerts[n], duration="4h"),
-        "PATCH",
-        "/globalAlerts/{ga}",
         201,
     ),
     "access_list.delete": (
         lambda c, i, n: c.access_list.delete(i.x[n]),
-        "DELETE",
-        "/admin/accessList/{x}",
         204,
     ),
 }
@@ -295,16 +296,11 @@ def test_every_operation_of_the_table_is_called_here():
     assert not (set(READS) | set(WRITES)) - set(OPERATIONS), "calls of no operation"
 
 
-def test_every_readme_row_that_every_flavour_has_is_here():
-    """The README's operation table: its rows below a project are this file's reads (so that
-    an operation added there is added here)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8").split("### Every operation", 1)[1]
-    rows = {
-        re.sub(r"\{(\w)\}", r"{\1}", m)
-        for m in re.findall(r"^\| `GET (/groups[^`]*)`", text, flags=re.M)
-    }
-    ours = {p.replace("{hosts}", "hosts") for _, p, _, _ in READS.values()}
-    assert rows <= ours, rows - ours
+def _in_the_rows_words(op: str, query: Any) -> None:
+    """What the call sends in its query are parameters its row names (or paging's)."""
+    names = {kv.split("=")[0] for kv in (query or "").split("&") if kv}
+    allowed = set(OPERATION_TABLE[op]["query"]) | {"pageNum", "itemsPerPage"}
+    assert names <= allowed, (op, names - allowed)
 
 
 async def _unsupported(sim: Simulator, op: str, clients: Any, call: Any, *args: Any) -> None:
@@ -331,7 +327,8 @@ def _exported(op: str, result: Any) -> None:
 
 @pytest.mark.parametrize("op", sorted(READS))
 async def test_each_flavour_sends_its_request_sync_and_async(sims, clients, op):
-    call, template, query, summary = READS[op]
+    call, query, summary = READS[op]
+    _in_the_rows_words(op, query)
     results = {}
     for flavour, sim in sims.items():
         ids = Ids(sim)
@@ -348,7 +345,7 @@ async def test_each_flavour_sends_its_request_sync_and_async(sims, clients, op):
                 (r["method"], r["path"], r["query"], r["accept"], r["auth"])
                 for r in api_requests(sim)
             ]
-            want = ("GET", ids.path(template), query, _accept(flavour, op), scheme)
+            want = ("GET", ids.path(op), query, _accept(flavour, op), scheme)
             assert sent == [want], (flavour, client)
             _exported(op, got)
             results.setdefault(flavour, []).append(summary(got))
@@ -367,7 +364,8 @@ async def test_each_flavour_sends_its_request_sync_and_async(sims, clients, op):
 async def test_each_flavour_writes_sync_and_async(op):
     """On a simulator of its own per flavour: the request of each flavour that has the
     operation, answered with success; the others refuse it before any request."""
-    call, method, template, status = WRITES[op]
+    call, status = WRITES[op]
+    method = OPERATION_TABLE[op]["method"]
     for flavour in ("ops-manager", "cloud-manager", "atlas"):
         with Simulator(now=FIXED_NOW, flavour=flavour) as sim:
             ids = Ids(sim)
@@ -387,7 +385,7 @@ async def test_each_flavour_writes_sync_and_async(op):
                 ]
                 # Ops Manager and Cloud Manager document 201 for a PATCH, Atlas's specification 200.
                 answered = 200 if (flavour, method) == ("atlas", "PATCH") else status
-                want = (method, ids.path(template, n), answered, _accept(flavour, op), scheme)
+                want = (method, ids.path(op, n), answered, _accept(flavour, op), scheme)
                 assert sent == [want], (flavour, client)
 
 

@@ -17,14 +17,16 @@ import re
 from pathlib import Path
 
 import pytest
-from test_operations import ROWS, calls_in
+from test_operations import CALLS, calls_in
 
 import opsapi
 from opsapi import _native
 from opsapi._native import OPERATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
-STUBS = [Path(opsapi.__file__).with_name(n) for n in ("_native.pyi", "_twins.pyi")]
+STUBS = [
+    Path(opsapi.__file__).with_name(n) for n in ("_native.pyi", "_twins.pyi", "_generated.pyi")
+]
 FLAVOURS = ("ops-manager", "cloud-manager", "atlas")
 CLIENTS = (opsapi.Client, opsapi.AsyncClient)
 
@@ -145,10 +147,11 @@ def test_in_the_stub(op):
 @pytest.mark.parametrize("op", list(OPERATIONS))
 def test_has_a_row_in_the_readme(op):
     resource, method = op.split(".")
-    rows = [r for r in ROWS if (resource, method) in calls_in(r["sync_cell"])]
+    rows = [c for c in CALLS if (resource, method) in calls_in(f"`{c.python}`")]
     assert rows, f"no row of the README's operation table calls client.{resource}.{method}(...)"
+    assert all(c.operation == op for c in rows), f"a call of {op} is another operation's row"
     rust = f"client.{resource}().{method}("
-    assert any(rust in r["rust"] for r in rows), f"no row names the Rust call {rust}...)"
+    assert any(rust in c.rust for c in rows), f"no row names the Rust call {rust}...)"
 
 
 @pytest.mark.parametrize("resource", sorted({op.split(".")[0] for op in OPERATIONS}))
@@ -171,3 +174,20 @@ def test_the_models_reference_documents_every_model():
     assert "Cluster" in models and "ClusterList" in models
     missing = [n for n in models if f"::: opsapi.{n}\n" not in page + "\n"]
     assert not missing, f"docs/reference/models.md lacks {missing}"
+
+
+def test_the_reference_pages_are_the_generators():
+    """docs/reference/resources.md and models.md are written from the native module's lists
+    (docs/_ext/reference_pages.py): a resource or model added there is on its page."""
+    import importlib.util
+
+    path = ROOT / "docs" / "_ext" / "reference_pages.py"
+    spec = importlib.util.spec_from_file_location("reference_pages", path)
+    assert spec and spec.loader
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    for page, text in generator.pages().items():
+        assert page.read_text(encoding="utf-8") == text, (
+            f"{page.name} is not what the module's lists give; regenerate it: "
+            ".venv/bin/python docs/_ext/reference_pages.py --write"
+        )

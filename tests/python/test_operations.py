@@ -1,116 +1,64 @@
-"""Walks the README's operation table against the simulator, so that no row can go stale:
-each Python call (sync and async) sends exactly the row's method and path, with the query and
-body this file expects of the row's call (``SENT``), the Rust call
-exists in src/api/<resource>.rs, and the CLI command sends the same request. The other way
-round, every method of the clients' resource objects (found by introspection) must have a row,
-and the fleet pulls may send only the rows' requests."""
+"""Walks the README's operation table against the simulator, so that no row can go stale. The
+table is written from the flavour table and ``docs/_ext/operation_table.py``'s calls (a README
+that is not that table fails here); each call (sync and async) sends exactly its row's method
+and path, with the query and body the call says it sends, the Rust call exists in
+src/api/<resource>.rs, and the CLI command sends the same request. The other way round, every
+method of the clients' resource objects (found by introspection) must have a row, and the
+fleet pulls may send only the rows' requests."""
 
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import io
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 import opsapi
 from opsapi import cli
+from opsapi._native import OPERATION_TABLE
 from opsapi.testing import Simulator
 
 ROOT = Path(__file__).resolve().parents[2]
 API = "/api/public/v1.0"
 
 
-def rows() -> list[dict[str, str]]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Every operation", 1)[1]
-    out = []
-    for line in section.splitlines():
-        if not line.startswith("| `"):
-            if out:
-                break
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        method_path, rust, sync, async_, cli_cmd = cells
-        out.append(
-            {
-                "method_path": method_path.split("`")[1],
-                "rust": rust,
-                "sync": sync.split("`")[1],
-                "sync_cell": sync,
-                "async": async_.split("`")[1],
-                "cli": cli_cmd.strip("`"),
-            }
-        )
-    return out
+def _generator():
+    path = ROOT / "docs" / "_ext" / "operation_table.py"
+    spec = importlib.util.spec_from_file_location("operation_table", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up
+    spec.loader.exec_module(module)
+    return module
 
 
-ROWS = rows()
-
-PAGE1 = "pageNum=1&itemsPerPage=500"
-WINDOW = "granularity=PT1H&period=P1D"
-# What each row's call sends besides its method and path: (query, body). A body's
-# acknowledgedUntil is a time from the server's clock (the fixed ``now`` of the simulator):
-# given here as its offset from that clock.
-SENT: dict[str, tuple[object, object]] = {
-    "client.access_list.delete(x)": (None, None),
-    "client.access_list.list()": (PAGE1, None),
-    'client.global_alerts.list(status="OPEN")': (f"status=OPEN&{PAGE1}", None),
-    "client.global_alerts.get(a)": (None, None),
-    'client.global_alerts.acknowledge(a, duration="4h")': (
-        None,
-        {"acknowledgedUntil": dt.timedelta(hours=4)},
-    ),
-    "client.global_alerts.unacknowledge(a)": (
-        None,
-        {"acknowledgedUntil": -dt.timedelta(minutes=1)},
-    ),
-    "client.global_alerts.acknowledge_many([a], forever=True)": (
-        None,
-        {"acknowledgedUntil": lambda now: now.replace(year=now.year + 100)},  # "forever"
-    ),
-    "client.global_alerts.unacknowledge_many([a])": (
-        None,
-        {"acknowledgedUntil": -dt.timedelta(minutes=1)},
-    ),
-    'client.alerts.list(g, status="OPEN")': (f"status=OPEN&{PAGE1}", None),
-    'client.alerts.list_all(groups=[g], status="CLOSED")': (f"status=CLOSED&{PAGE1}", None),
-    "client.alerts.get(g, a)": (None, None),
-    'client.alerts.acknowledge(g, a, duration="4h")': (
-        None,
-        {"acknowledgedUntil": dt.timedelta(hours=4)},
-    ),
-    "client.alerts.unacknowledge(g, a)": (None, {"acknowledgedUntil": -dt.timedelta(minutes=1)}),
-    "client.alerts.acknowledge_many([(g, a)], forever=True)": (
-        None,
-        {"acknowledgedUntil": lambda now: now.replace(year=now.year + 100)},  # "forever"
-    ),
-    "client.alerts.unacknowledge_many([(g, a)])": (
-        None,
-        {"acknowledgedUntil": -dt.timedelta(minutes=1)},
-    ),
-    "client.groups.list()": (PAGE1, None),
-    "client.groups.get(g)": (None, None),
-    "client.alert_configs.list(g)": (PAGE1, None),
-    "client.alert_configs.open_alerts(g, c)": (PAGE1, None),
-    "client.hosts.list(g)": (PAGE1, None),
-    "client.hosts.get(g, h)": (None, None),
-    "client.hosts.partitions(g, h)": (PAGE1, None),
-    "client.hosts.databases(g, h)": (PAGE1, None),
-    'client.measurements.host(g, h, granularity="PT1H", period="P1D")': (WINDOW, None),
-    'client.measurements.disk(g, h, p, granularity="PT1H", period="P1D")': (WINDOW, None),
-    'client.measurements.database(g, h, d, granularity="PT1H", period="P1D")': (WINDOW, None),
-    "client.events.list(g)": (PAGE1, None),
-    "client.events.get(g, e)": (None, None),
-    "client.clusters.list(g)": (PAGE1, None),
-    "client.clusters.list_all(groups=[g])": (PAGE1, None),
-    "client.clusters.get(g, k)": (None, None),
-}
+TABLE = _generator()
+CALLS = TABLE.calls()
+WINDOW = TABLE.WINDOW
+# The identifiers the calls name, by their row's placeholders.
+IDS = TABLE.SHORT
 # A client counts acknowledgements from the server's Date (to the second) plus the time since
 # that answer: on a fixed clock, exact to this slack.
 SLACK = dt.timedelta(seconds=2)
+
+
+def test_the_readme_table_is_the_generators():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert TABLE.readme(text, TABLE.render()) == text, (
+        "README.md's operation table differs from the flavour table and "
+        "docs/_ext/operation_table.py; regenerate it: "
+        ".venv/bin/python docs/_ext/operation_table.py --write"
+    )
+
+
+def test_every_call_is_of_an_operation_of_the_table():
+    assert {c.operation for c in CALLS} <= set(OPERATION_TABLE)
+    assert len({c.python for c in CALLS}) == len(CALLS), "each call once"
 
 
 def resource_methods(client) -> set[tuple[str, str]]:
@@ -158,7 +106,7 @@ def test_every_client_method_has_a_row():
     asynchronous = resource_methods(opsapi.AsyncClient("http://127.0.0.1:9", "p", "k"))
     assert ("hosts", "databases") in sync and len(sync) > 20  # the introspection sees them
     assert asynchronous == sync  # the same methods on both clients
-    listed = set().union(*(calls_in(r["sync_cell"]) for r in ROWS))
+    listed = set().union(*(calls_in(f"`{c.python}`, `{c.more}`") for c in CALLS))
     missing = sync - listed - MANY_REQUESTS
     assert not missing, f"client methods without a row in the README's table: {sorted(missing)}"
     assert not listed - sync, "rows naming methods the client does not have"
@@ -168,10 +116,6 @@ def test_every_client_method_has_a_row():
     after = "\n".join(lines[last_row + 1 :])  # the text under the table
     for _resource, method in sorted(MANY_REQUESTS):
         assert f"`{method}" in after or f".{method}(" in after, method
-
-
-def test_every_row_says_what_it_sends():
-    assert sorted(SENT) == sorted(r["sync"] for r in ROWS)
 
 
 @pytest.fixture
@@ -196,9 +140,10 @@ def world(fixed_now):
         yield sim, ids
 
 
-def expected(row, ids) -> tuple[str, str]:
-    method, path = row["method_path"].split(" ")[:2]
-    return method, API + path.format(**ids)
+def expected(call, ids) -> tuple[str, str]:
+    """The call's row's method and path (Ops Manager's), with the world's identifiers."""
+    row = OPERATION_TABLE[call.operation]
+    return row["method"], API + row["path"].format(**{p: ids[IDS[p]] for p in row["params"]})
 
 
 def last_request(sim) -> tuple[str, str]:
@@ -206,17 +151,16 @@ def last_request(sim) -> tuple[str, str]:
     return r["method"], r["path"]
 
 
-def check_sent(sim, row, what) -> None:
-    """The last request's query and body are the ones ``SENT`` gives for the row."""
+def check_sent(sim, call, what) -> None:
+    """The last request's query and body are the ones the call says it sends."""
     r = [r for r in sim.requests() if r["authorized"]][-1]
-    query, body = SENT[row["sync"]]
-    assert r["query"] == query, (what, r["query"])
-    if body is None:
+    assert r["query"] == call.query, (what, r["query"])
+    if call.body is None:
         assert r["body"] == b"", (what, r["body"])
         return
     got = json.loads(r["body"])
-    assert sorted(got) == sorted(body), (what, got)
-    for key, want in body.items():
+    assert sorted(got) == sorted(call.body), (what, got)
+    for key, want in call.body.items():
         if isinstance(want, dt.timedelta) or callable(want):
             expected = sim.now + want if isinstance(want, dt.timedelta) else want(sim.now)
             at = dt.datetime.fromisoformat(got[key].replace("Z", "+00:00"))
@@ -225,39 +169,37 @@ def check_sent(sim, row, what) -> None:
             assert got[key] == want, (what, key)
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[f"{r['method_path']}::{r['sync']}" for r in ROWS])
-async def test_each_row_sends_its_request(world, row):
+@pytest.mark.parametrize("call", CALLS, ids=[c.python for c in CALLS])
+async def test_each_row_sends_its_request(world, call):
     sim, ids = world
-    want = expected(row, ids)
+    want = expected(call, ids)
 
     sim.clear_requests()
-    eval(row["sync"], {}, {"client": sim.client(), **ids})  # noqa: S307 (the README's own text)
-    assert last_request(sim) == want, row["sync"]
-    check_sent(sim, row, row["sync"])
+    eval(call.python, {}, {"client": sim.client(), **ids})  # noqa: S307 (the README's own text)
+    assert last_request(sim) == want, call.python
+    check_sent(sim, call, call.python)
 
-    if row["method_path"].startswith("DELETE"):
+    if want[0] == "DELETE":
         # The entry is gone now: the async twin must send the same request (and get a 404).
         with pytest.raises(opsapi.NotFoundError):
-            await eval(
-                row["async"].removeprefix("await "), {}, {"client": sim.async_client(), **ids}
-            )
+            await eval(call.python, {}, {"client": sim.async_client(), **ids})
     else:
         sim.clear_requests()
-        await eval(row["async"].removeprefix("await "), {}, {"client": sim.async_client(), **ids})
-    assert last_request(sim) == want, row["async"]
-    check_sent(sim, row, row["async"])
+        await eval(call.python, {}, {"client": sim.async_client(), **ids})
+    assert last_request(sim) == want, f"await {call.python}"
+    check_sent(sim, call, f"await {call.python}")
 
     # The Rust call: `client.<resource>().<method>(` exists in src/api/<resource>.rs.
-    for resource, method in re.findall(r"client\.(\w+)\(\)\.(\w+)\(", row["rust"]):
+    for resource, method in re.findall(r"client\.(\w+)\(\)\.(\w+)\(", call.rust):
         src = (ROOT / "src" / "api" / f"{resource}.rs").read_text(encoding="utf-8")
         assert re.search(rf"pub (async )?fn {method}\b", src), (resource, method)
-    for method in re.findall(r"`\.(\w+)\(", row["rust"]):
-        resource = re.findall(r"client\.(\w+)\(\)", row["rust"])[0]
+    for method in re.findall(r"`\.(\w+)\(", f"`{call.rust}`"):
+        resource = re.findall(r"client\.(\w+)\(\)", call.rust)[0]
         src = (ROOT / "src" / "api" / f"{resource}.rs").read_text(encoding="utf-8")
         assert re.search(rf"pub (async )?fn {method}\b", src), (resource, method)
 
-    if row["cli"]:
-        argv = row["cli"].split()[1:]
+    if call.cli:
+        argv = call.cli.split()[1:]
         argv = [a.format(**ids) for a in argv]
         if argv[0] == "measurements":
             argv += ["--output", "-"]
@@ -274,17 +216,21 @@ async def test_each_row_sends_its_request(world, row):
             code = cli.main(argv, out=io.StringIO())
         assert code == 0, argv
         assert last_request(sim) == want, argv
-        check_sent(sim, row, argv)
+        check_sent(sim, call, argv)
+
+
+def _row_patterns() -> list[re.Pattern[str]]:
+    """Each row's method and path (Ops Manager's), its placeholders as wildcards."""
+    return [
+        re.compile(re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(f"{r['method']} {API}{r['path']}")))
+        for r in OPERATION_TABLE.values()
+    ]
 
 
 def test_fleet_pulls_send_only_the_rows_requests(world, tmp_path):
     sim, ids = world
     g, h = ids["g"], ids["h"]
-    rows = {r["method_path"] for r in ROWS}
-    patterns = [  # each row's path with its ids as wildcards
-        re.compile(re.sub(r"\\\{\w\\\}", "[^/]+", re.escape(f"{m} {API}{p}")))
-        for m, p in (r.split(" ")[:2] for r in rows)
-    ]
+    patterns = _row_patterns()
     c = sim.client()
     window = {"granularity": "PT1H", "period": "P1D", "progress": False}
     sim.clear_requests()
@@ -309,11 +255,7 @@ def test_contexts_send_only_the_rows_requests(world):
     """An alert's context, of each kind the world has (a host metric, a disk partition's
     space, no metric), sends only requests of the table's rows."""
     sim, ids = world
-    rows = {r["method_path"] for r in ROWS}
-    patterns = [
-        re.compile(re.sub(r"\\\{\w\\\}", "[^/]+", re.escape(f"{m} {API}{p}")))
-        for m, p in (r.split(" ")[:2] for r in rows)
-    ]
+    patterns = _row_patterns()
     c = sim.client()
     alerts = c.alerts.list(ids["g"])
     kinds = set()

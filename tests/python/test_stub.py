@@ -1,7 +1,8 @@
 """The stub, the Python classes and the list frames all come from each model's one field list
-(`crate::models::<model>_fields!`): the classes expose it as `_fields`; this test holds the
-hand-written stub and the frames to it. The stub's shared bases (`_twins.pyi`, `_Model`,
-`_ModelList`) exist only in the stub: each class that inherits one has every name of it."""
+(`crate::models::<model>_fields!`): the classes expose it as `_fields`, the stub's field bases
+are generated from it (`.ci/stubs.py`), and this test holds the stub and the frames to it. The
+stub's shared bases (`_twins.pyi`, `_Model`, `_ModelList`, the generated ones) exist only in
+the stub: each class that inherits one has every name of it."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from opsapi import _native
 
 STUB = Path(opsapi.__file__).with_name("_native.pyi")
 TWINS = Path(opsapi.__file__).with_name("_twins.pyi")
+GENERATED = Path(opsapi.__file__).with_name("_generated.pyi")
 MODELS = [
     name
     for name in dir(_native)
@@ -23,16 +25,27 @@ MODELS = [
 
 
 def stub_properties() -> dict[str, set[str]]:
-    out = {}
-    for node in ast.parse(STUB.read_text()).body:
-        if isinstance(node, ast.ClassDef):
-            out[node.name] = {
-                f.name
-                for f in node.body
-                if isinstance(f, ast.FunctionDef)
-                and any(isinstance(d, ast.Name) and d.id == "property" for d in f.decorator_list)
-            }
-    return out
+    """Each stub class's properties, its stub-only bases' (``_HostFields``) included."""
+    nodes = {
+        node.name: node
+        for stub in (STUB, GENERATED)
+        for node in ast.parse(stub.read_text()).body
+        if isinstance(node, ast.ClassDef)
+    }
+
+    def properties(node: ast.ClassDef) -> set[str]:
+        own = {
+            f.name
+            for f in node.body
+            if isinstance(f, ast.FunctionDef)
+            and any(isinstance(d, ast.Name) and d.id == "property" for d in f.decorator_list)
+        }
+        for base in node.bases:
+            if isinstance(base, ast.Name) and base.id.endswith("Fields") and base.id in nodes:
+                own |= properties(nodes[base.id])
+        return own
+
+    return {name: properties(node) for name, node in nodes.items()}
 
 
 def test_every_model_class_is_covered():
@@ -107,10 +120,28 @@ def _names_of_bases(classes: dict[str, ast.ClassDef], node: ast.ClassDef) -> set
     return out
 
 
+def test_the_generated_stub_is_what_the_declarations_give():
+    """python/opsapi/_generated.pyi is written from the native module's declarations
+    (.ci/stubs.py: the models' field lists, the twins! entries that name their arguments'
+    kinds, the resources): a declaration changed without it fails here."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / ".ci" / "stubs.py"
+    spec = importlib.util.spec_from_file_location("stubs", path)
+    assert spec and spec.loader
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    assert generator.STUB.read_text(encoding="utf-8") == generator.generate(), (
+        "python/opsapi/_generated.pyi differs from the native module's declarations; "
+        "regenerate it: "
+        ".venv/bin/python .ci/stubs.py --write"
+    )
+
+
 def test_every_name_of_a_shared_base_is_on_each_class():
     """stubtest checks each name a class has at runtime against the stub, bases included, but
     not that a base's name is there at runtime: this does."""
-    classes = _classes(STUB, TWINS)
+    classes = _classes(STUB, TWINS, GENERATED)
     checked = {}
     for name, node in classes.items():
         if name.startswith("_"):
@@ -120,8 +151,8 @@ def test_every_name_of_a_shared_base_is_on_each_class():
         missing = sorted(n for n in names if not hasattr(cls, n))
         assert not missing, f"{name} lacks what the stub's base gives it: {missing}"
         checked[name] = names
-    # Both clients, every handle of each and every model share a base.
-    assert {"get", "list", "partitions", "databases"} <= checked["AsyncHosts"]
+    # Both clients, the handles not written from argument kinds and every model share a base.
+    assert {"host", "disk", "fleet", "sync"} <= checked["AsyncMeasurementsApi"]
     assert {"atlas", "from_env", "from_profile", "base_url"} <= checked["AsyncClient"]
     assert {"_fields", "to_dict"} <= checked["Host"]
     assert {"total_count", "to_polars", "__getitem__"} <= checked["EventList"]

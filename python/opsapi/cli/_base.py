@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Optional, TextIO
 
-from ._table import Column, write_table
+from ._table import Column, plural, write_table
 
 EXIT_OK = 0
 EXIT_FAILURE = 1  # a local file or folder could not be read or written (disk full, ...)
@@ -243,6 +243,25 @@ def write_records(
         w.writerows([csv_cell(r.get(c.key)) for c in columns] for r in rows)
     else:
         write_table(columns, rows, out, count=count)
+
+
+def write_models(
+    models: Sequence[Any],
+    fmt: str,
+    out: TextIO,
+    columns: Sequence[Column],
+    row: Callable[[Any], dict[str, Any]],
+    noun: str,
+) -> int:
+    """What a listing command prints: with ``--output json`` each model's JSON as the server
+    sent it (``to_dict()``), else one row of ``columns`` per model (``row``), counted in
+    ``noun``s."""
+    if fmt == "json":
+        write_json([m.to_dict() for m in models], out)
+    else:
+        rows = [row(m) for m in models]
+        write_records(columns, rows, fmt, out, count=plural(len(rows), noun))
+    return EXIT_OK
 
 
 def exit_code(e: BaseException) -> int:

@@ -4,19 +4,10 @@ takes, either way)."""
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import Any, TextIO
 
-from ._base import (
-    EXIT_OK,
-    Command,
-    client,
-    common,
-    format_option,
-    output_format,
-    write_json,
-    write_records,
-)
-from ._table import Column, number, plural, when
+from ._base import Command, client, common, format_option, output_format, write_models
+from ._table import Column, number, when
 
 # One row per project, its name first (what --project takes), then its id.
 _COLUMNS = [
@@ -46,23 +37,19 @@ def _hosts(host_counts: object) -> object:
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     fmt = output_format(args)
     groups = sorted(client(args).groups.list(), key=lambda g: ((g.name or "").lower(), g.id))
-    if fmt == "json":
-        write_json([g.to_dict() for g in groups], out)
-        return EXIT_OK
-    rows = [
-        {
-            "name": g.name,
-            "id": g.id,
-            "hosts": _hosts(g.host_counts),
-            "replica_sets": g.replica_set_count,
-            "shards": g.shard_count,
-            "org_id": g.org_id,
-            "last_active_agent": g.last_active_agent,
-        }
-        for g in groups
-    ]
-    write_records(_COLUMNS, rows, fmt, out, count=plural(len(rows), "project"))
-    return EXIT_OK
+    return write_models(groups, fmt, out, _COLUMNS, _row, "project")
+
+
+def _row(g: Any) -> dict[str, Any]:
+    return {
+        "name": g.name,
+        "id": g.id,
+        "hosts": _hosts(g.host_counts),
+        "replica_sets": g.replica_set_count,
+        "shards": g.shard_count,
+        "org_id": g.org_id,
+        "last_active_agent": g.last_active_agent,
+    }
 
 
 PROJECTS = Command(

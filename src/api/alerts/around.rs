@@ -8,8 +8,9 @@
 
 use chrono::{DateTime, Utc};
 
-use super::context::{events_request, AlertContext};
+use super::context::AlertContext;
 use crate::api::event_kinds::{event_type, types_for, EventScope};
+use crate::api::events::{list_with_request, EventsQuery};
 use crate::error::{Error, Result};
 use crate::flavour::Flavour;
 use crate::models::Event;
@@ -25,9 +26,9 @@ use crate::request::Request;
 /// let t = |s| opsapi::iso8601::parse_timestamp("t", s).unwrap();
 /// let req = deployment_events_request(opsapi::Flavour::OpsManager, "g1",
 ///     t("2024-06-03T06:00:00Z"), t("2024-06-03T10:00:00Z")).unwrap();
-/// assert_eq!(req.path, "/groups/g1/events");
-/// assert_eq!(req.query[..2], [("minDate", "2024-06-03T06:00:00Z".to_string()),
-///     ("maxDate", "2024-06-03T10:00:00Z".to_string())]);
+/// assert_eq!((req.path.as_str(), req.operation), ("/groups/g1/events", opsapi::Operation::EventsList));
+/// assert!(req.query.contains(&("minDate", "2024-06-03T06:00:00Z".to_string())));
+/// assert!(req.query.contains(&("maxDate", "2024-06-03T10:00:00Z".to_string())));
 /// assert!(req.query.contains(&("eventType", "HOST_RESTARTED".to_string())));
 /// ```
 pub fn deployment_events_request(
@@ -37,9 +38,20 @@ pub fn deployment_events_request(
     end: DateTime<Utc>,
 ) -> Result<Request> {
     let scopes = [EventScope::Host, EventScope::Project, EventScope::Alert];
-    let types = types_for(flavour, &scopes);
-    Ok(events_request(group_id, start, end)?
-        .query(types.into_iter().map(|t| ("eventType", t.to_string()))))
+    list_with_request(group_id, &window_of(flavour, &scopes, start, end))
+}
+
+/// The events of `flavour`'s types of `scopes`, from `start` to `end`.
+fn window_of(
+    flavour: Flavour,
+    scopes: &[EventScope],
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> EventsQuery {
+    let q = EventsQuery::new().min_date(start).max_date(end);
+    types_for(flavour, scopes)
+        .into_iter()
+        .fold(q, EventsQuery::event_type)
 }
 
 /// Atlas's events of one cluster in a context's window: its auto-scaling, instance restarts,
@@ -59,10 +71,8 @@ pub fn cluster_events_request(
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> Result<Request> {
-    let types = types_for(Flavour::Atlas, &[EventScope::Cluster]);
-    Ok(events_request(group_id, start, end)?
-        .query(types.into_iter().map(|t| ("eventType", t.to_string())))
-        .query([("clusterNames", cluster_name.to_string())]))
+    let q = window_of(Flavour::Atlas, &[EventScope::Cluster], start, end);
+    Ok(list_with_request(group_id, &q)?.query([("clusterNames", cluster_name.to_string())]))
 }
 
 /// Why a part of a context is left out, for an error that only costs that part: a key
@@ -116,15 +126,21 @@ fn about(e: &Event, ctx: &AlertContext, sets: &[&str]) -> bool {
             .is_some_and(|h| ctx.hosts.iter().any(|x| x.id.as_deref() == Some(h)))
             || (e.hostname.is_some()
                 && e.port.is_some()
-                && ctx.hosts.iter().any(|x| {
-                    x.hostname.as_deref() == e.hostname.as_deref() && x.port == e.port
-                }))
+                && ctx
+                    .hosts
+                    .iter()
+                    .any(|x| x.hostname.as_deref() == e.hostname.as_deref() && x.port == e.port))
             || e.replica_set_name
                 .as_deref()
                 .is_some_and(|r| sets.contains(&r))
     };
     let alert = || e.alert_id.is_some() && e.alert_id == ctx.alert.id;
-    match e.event_type_name.as_deref().and_then(event_type).map(|t| t.scope) {
+    match e
+        .event_type_name
+        .as_deref()
+        .and_then(event_type)
+        .map(|t| t.scope)
+    {
         Some(EventScope::Project) | Some(EventScope::Cluster) => true,
         Some(EventScope::Alert) => alert(),
         _ => hosts() || alert(),

@@ -19,17 +19,15 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, TimeDelta, Utc};
 use futures_util::StreamExt;
 
-pub use super::metric::{measurement_of, unit_factor, MetricKind};
 use super::around::host_and_port;
+pub use super::metric::{measurement_of, unit_factor, MetricKind};
+use super::slow::{IndexSuggestion, SlowQueryShape};
 use super::Alerts;
 use crate::api::measurements::{Granularity, MeasurementsQuery, Target};
 use crate::error::{Error, Result};
 use crate::flavour::Flavour;
 use crate::iso8601::IsoDuration;
-use crate::models::time::format_timestamp;
-use super::slow::{IndexSuggestion, SlowQueryShape};
 use crate::models::{Alert, Event, Host, Measurements, Model};
-use crate::request::Request;
 
 /// At most this many points per series: a window that would hold more at a granularity takes
 /// a coarser one (a day of minutes, a chart's width).
@@ -209,25 +207,6 @@ pub fn window(
         DateTime::<Utc>::from_timestamp(t.timestamp().div_euclid(step) * step, 0).unwrap_or(t)
     };
     (floor(start), floor(end), g)
-}
-
-/// `GET /groups/{group_id}/events?minDate=..&maxDate=..`: the events of a context's window, as
-/// the events operation (`events.list`: its versioned media type on Atlas, its endpoint set's
-/// pace).
-///
-/// ```
-/// let t = |s| opsapi::iso8601::parse_timestamp("t", s).unwrap();
-/// let req = opsapi::api::alerts::context::events_request("g1", t("2024-06-03T06:00:00Z"), t("2024-06-03T10:00:00Z")).unwrap();
-/// assert_eq!((req.path.as_str(), req.operation), ("/groups/g1/events", opsapi::Operation::EventsList));
-/// assert_eq!(req.query[0], ("minDate", "2024-06-03T06:00:00Z".to_string()));
-/// let atlas = req.for_flavour(opsapi::Flavour::Atlas).unwrap();
-/// assert_eq!(atlas.accept(), "application/vnd.atlas.2023-01-01+json");
-/// ```
-pub fn events_request(group_id: &str, start: DateTime<Utc>, end: DateTime<Utc>) -> Result<Request> {
-    Ok(crate::api::events::list_request(group_id)?.query([
-        ("minDate", format_timestamp(&start)),
-        ("maxDate", format_timestamp(&end)),
-    ]))
 }
 
 /// The measurements of a context, or why there are none.

@@ -123,7 +123,7 @@ fn events(ctx: &AlertContext) -> Vec<String> {
         })
         .collect();
     let total = found.len();
-    found.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    found.sort_by_key(|f| (f.0, f.1));
     found.truncate(MAX_EVENTS);
     found.sort_by_key(|f| f.2);
     let mut out: Vec<String> = found

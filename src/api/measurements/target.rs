@@ -4,7 +4,6 @@
 //! in a fleet pull: below both the measurements handle and the fleet machinery
 //! (`src/fleet.rs`, `src/parquet.rs`, the store's sync), which use them.
 
-use crate::api::hosts::host_path;
 use crate::api::measurements::query::MeasurementsQuery;
 use crate::client::Client;
 use crate::error::{Error, Result};
@@ -190,23 +189,17 @@ impl std::fmt::Display for Target {
 /// ```
 pub fn target_request(target: &Target, query: &MeasurementsQuery) -> Result<Request> {
     query.validate()?;
-    let base = host_path(target.group_id(), target.host_id())?;
-    let (path, op) = match target {
-        Target::Host { .. } => (base.lit("measurements"), Operation::MeasurementsHost),
-        Target::Disk { partition_name, .. } => (
-            base.lit("disks")
-                .id("partition_name", partition_name)?
-                .lit("measurements"),
-            Operation::MeasurementsDisk,
-        ),
-        Target::Database { database_name, .. } => (
-            base.lit("databases")
-                .id("database_name", database_name)?
-                .lit("measurements"),
-            Operation::MeasurementsDatabase,
-        ),
-    };
-    Ok(Request::get(op, path.finish()).query(query.to_pairs()))
+    let (g, h) = (target.group_id(), target.host_id());
+    let req = match target {
+        Target::Host { .. } => Operation::MeasurementsHost.request(&[g, h]),
+        Target::Disk { partition_name, .. } => {
+            Operation::MeasurementsDisk.request(&[g, h, partition_name])
+        }
+        Target::Database { database_name, .. } => {
+            Operation::MeasurementsDatabase.request(&[g, h, database_name])
+        }
+    }?;
+    Ok(req.query(query.to_pairs()))
 }
 
 /// The measurements operation of a kind (`"host"`, `"disk"` or `"database"`).

@@ -1,36 +1,14 @@
 //! `client.events`: project events.
 
-use pyo3::prelude::*;
-
 use super::{handle_pair, twins};
-use crate::python::args;
+use crate::api::events::EventsQuery;
 use crate::python::models::{Event, EventList};
-use crate::python::runtime::dispatch;
 
 handle_pair!(
     /// Project events.
     Events,
     AsyncEvents
 );
-
-fn get(
-    py: Python<'_>,
-    c: &crate::Client,
-    is_async: bool,
-    group_id: &Bound<'_, PyAny>,
-    event_id: &Bound<'_, PyAny>,
-    include_raw: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyAny>> {
-    let group_id = args::text(py, "group_id", group_id)?;
-    let event_id = args::text(py, "event_id", event_id)?;
-    let include_raw = args::flag(py, "include_raw", include_raw)?.unwrap_or(false);
-    let c = c.clone();
-    dispatch(py, is_async, async move {
-        Ok(Event::from(
-            c.events().get(&group_id, &event_id, include_raw).await?,
-        ))
-    })
-}
 
 twins! {
     /// One event: `GET /groups/{group_id}/events/{event_id}`; with `include_raw=True` the
@@ -40,33 +18,32 @@ twins! {
     /// >>> client.events.get(group_id, event_id).event_type_name  # doctest: +SKIP
     AsyncEvents
     /// >>> (await client.events.get(group_id, event_id)).event_type_name  # doctest: +SKIP
-    #[pyo3(signature = (group_id, event_id, *, include_raw = None))]
-    fn get(
-        group_id: &Bound<'_, PyAny>,
-        event_id: &Bound<'_, PyAny>,
-        include_raw: Option<&Bound<'_, PyAny>>,
-    ) => get
-}
-
-fn list(
-    py: Python<'_>,
-    c: &crate::Client,
-    is_async: bool,
-    group_id: &Bound<'_, PyAny>,
-) -> PyResult<Py<PyAny>> {
-    let group_id = args::text(py, "group_id", group_id)?;
-    let c = c.clone();
-    dispatch(py, is_async, async move {
-        Ok(EventList::from(c.events().list(&group_id).await?))
-    })
+    fn get(group_id: Text, event_id: Text; include_raw: Flag) -> "Event" {
+        |c| {
+            let raw = include_raw.unwrap_or(false);
+            Ok(Event::from(c.events().get(&group_id, &event_id, raw).await?))
+        }
+    }
 }
 
 twins! {
-    /// Every event of a project, newest first (an `EventList`).
+    /// Every event of a project, newest first (an `EventList`): of the types `event_type`
+    /// names (one, or a list), created from `min_date` to `max_date` (each included; a
+    /// timezone-aware `datetime` or ISO 8601), as every flavour documents them.
     ///
     Events
-    /// >>> client.events.list(group_id).to_polars()  # doctest: +SKIP
+    /// >>> client.events.list(group_id, event_type="HOST_DOWN").to_polars()  # doctest: +SKIP
     AsyncEvents
-    /// >>> events = await client.events.list(group_id)  # doctest: +SKIP
-    fn list(group_id: &Bound<'_, PyAny>) => list
+    /// >>> events = await client.events.list(group_id, min_date="2026-03-01T00:00:00Z")  # doctest: +SKIP
+    fn list(group_id: Text; event_type: OneOrMore, min_date: Timestamp, max_date: Timestamp)
+        -> "EventList"
+    {
+        |c| {
+            let mut q = EventsQuery::new();
+            q.event_types = event_type.unwrap_or_default();
+            q.min_date = min_date;
+            q.max_date = max_date;
+            Ok(EventList::from(c.events().list_with(&group_id, &q).await?))
+        }
+    }
 }

@@ -1,32 +1,13 @@
 //! `client.hosts`: hosts of a project, their disk partitions and their databases.
 
-use pyo3::prelude::*;
-
 use super::{handle_pair, twins};
-use crate::python::args;
 use crate::python::models::{Host, HostList};
-use crate::python::runtime::dispatch;
 
 handle_pair!(
     /// Hosts of a project.
     Hosts,
     AsyncHosts
 );
-
-fn get(
-    py: Python<'_>,
-    c: &crate::Client,
-    is_async: bool,
-    group_id: &Bound<'_, PyAny>,
-    host_id: &Bound<'_, PyAny>,
-) -> PyResult<Py<PyAny>> {
-    let group_id = args::text(py, "group_id", group_id)?;
-    let host_id = args::text(py, "host_id", host_id)?;
-    let c = c.clone();
-    dispatch(py, is_async, async move {
-        Ok(Host::from(c.hosts().get(&group_id, &host_id).await?))
-    })
-}
 
 twins! {
     /// One host: `GET /groups/{group_id}/hosts/{host_id}`.
@@ -37,20 +18,9 @@ twins! {
     AsyncHosts
     /// >>> (await client.hosts.get(group_id, host_id)).replica_state_name  # doctest: +SKIP
     /// 'PRIMARY'
-    fn get(group_id: &Bound<'_, PyAny>, host_id: &Bound<'_, PyAny>) => get
-}
-
-fn list(
-    py: Python<'_>,
-    c: &crate::Client,
-    is_async: bool,
-    group_id: &Bound<'_, PyAny>,
-) -> PyResult<Py<PyAny>> {
-    let group_id = args::text(py, "group_id", group_id)?;
-    let c = c.clone();
-    dispatch(py, is_async, async move {
-        Ok(HostList::from(c.hosts().list(&group_id).await?))
-    })
+    fn get(group_id: Text, host_id: Text) -> "Host" {
+        |c| Ok(Host::from(c.hosts().get(&group_id, &host_id).await?))
+    }
 }
 
 twins! {
@@ -60,22 +30,9 @@ twins! {
     /// >>> client.hosts.list(group_id).to_polars()  # doctest: +SKIP
     AsyncHosts
     /// >>> hosts = await client.hosts.list(group_id)  # doctest: +SKIP
-    fn list(group_id: &Bound<'_, PyAny>) => list
-}
-
-fn partitions(
-    py: Python<'_>,
-    c: &crate::Client,
-    is_async: bool,
-    group_id: &Bound<'_, PyAny>,
-    host_id: &Bound<'_, PyAny>,
-) -> PyResult<Py<PyAny>> {
-    let group_id = args::text(py, "group_id", group_id)?;
-    let host_id = args::text(py, "host_id", host_id)?;
-    let c = c.clone();
-    dispatch(py, is_async, async move {
-        c.hosts().partitions(&group_id, &host_id).await
-    })
+    fn list(group_id: Text) -> "HostList" {
+        |c| Ok(HostList::from(c.hosts().list(&group_id).await?))
+    }
 }
 
 twins! {
@@ -87,22 +44,9 @@ twins! {
     AsyncHosts
     /// >>> await client.hosts.partitions(group_id, host_id)  # doctest: +SKIP
     /// ['data', 'journal']
-    fn partitions(group_id: &Bound<'_, PyAny>, host_id: &Bound<'_, PyAny>) => partitions
-}
-
-fn databases(
-    py: Python<'_>,
-    c: &crate::Client,
-    is_async: bool,
-    group_id: &Bound<'_, PyAny>,
-    host_id: &Bound<'_, PyAny>,
-) -> PyResult<Py<PyAny>> {
-    let group_id = args::text(py, "group_id", group_id)?;
-    let host_id = args::text(py, "host_id", host_id)?;
-    let c = c.clone();
-    dispatch(py, is_async, async move {
-        c.hosts().databases(&group_id, &host_id).await
-    })
+    fn partitions(group_id: Text, host_id: Text) -> "list[str]" {
+        |c| c.hosts().partitions(&group_id, &host_id).await
+    }
 }
 
 twins! {
@@ -114,5 +58,7 @@ twins! {
     AsyncHosts
     /// >>> await client.hosts.databases(group_id, host_id)  # doctest: +SKIP
     /// ['admin', 'orders']
-    fn databases(group_id: &Bound<'_, PyAny>, host_id: &Bound<'_, PyAny>) => databases
+    fn databases(group_id: Text, host_id: Text) -> "list[str]" {
+        |c| c.hosts().databases(&group_id, &host_id).await
+    }
 }

@@ -15,6 +15,7 @@ mod global_alerts;
 mod groups;
 mod hosts;
 mod measurements;
+mod performance_advisor;
 mod store;
 mod store_report;
 mod store_sync;
@@ -30,6 +31,7 @@ pub use groups::{AsyncGroups, Groups};
 pub use hosts::{AsyncHosts, Hosts};
 pub(crate) use measurements::_check_targets;
 pub use measurements::{AsyncMeasurementsApi, MeasurementsApi};
+pub use performance_advisor::{AsyncPerformanceAdvisor, PerformanceAdvisor};
 pub use store::{Store, StoreCheck};
 pub use store_report::SyncReport;
 
@@ -58,6 +60,8 @@ macro_rules! resources {
             groups: Groups, AsyncGroups;
             /// Clusters of projects: replica sets and sharded clusters.
             clusters: Clusters, AsyncClusters;
+            /// The Performance Advisor of hosts: slow queries and suggested indexes.
+            performance_advisor: PerformanceAdvisor, AsyncPerformanceAdvisor;
         });
     };
 }
@@ -76,6 +80,28 @@ pub(crate) fn add_handles(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::P
     use pyo3::types::PyModuleMethods;
     resources!(add_handles!(m));
     Ok(())
+}
+
+/// `(getter, sync class, async class)` of every resource of [`resources!`], in its order.
+macro_rules! resource_names {
+    ($out:ident, $py:ident {
+        $($(#[doc = $doc:literal])* $getter:ident: $sync:ident, $async:ident;)*
+    }) => {
+        $out = pyo3::types::PyTuple::new(
+            $py,
+            [$((stringify!($getter), stringify!($sync), stringify!($async))),*],
+        )
+    };
+}
+
+/// The resources of the clients, `(getter, sync class, async class)` in [`resources!`]'s order
+/// (`_native.RESOURCES`, which the API reference's page is written from).
+pub(crate) fn resource_names(
+    py: pyo3::Python<'_>,
+) -> pyo3::PyResult<pyo3::Bound<'_, pyo3::types::PyTuple>> {
+    let names;
+    resources!(resource_names!(names, py));
+    names
 }
 
 /// Declares the sync and the async class of one resource handle; each holds the client.
@@ -117,6 +143,77 @@ pub(crate) use handle_pair;
 /// }
 /// ```
 macro_rules! twins {
+    // An operation whose arguments are kinds (`crate::python::args::Kind`): the required ones,
+    // positional, then after `;` the optional ones, keyword-only. Each is converted by its kind
+    // (an error names it), the closure's body runs with the client and every argument by
+    // name, and the stub's line comes from the same entry (`_twin_stubs()`).
+    (
+        $(#[doc = $doc:literal])*
+        $sync:ident $(#[doc = $sync_doc:literal])*
+        $async:ident $(#[doc = $async_doc:literal])*
+        fn $name:ident(
+            $($req:ident: $rkind:ident),* $(; $($opt:ident: $okind:ident),+)? $(,)?
+        ) -> $returns:literal { |$client:ident| $body:expr }
+    ) => {
+        twins!(@kinds $sync, false, [$(#[doc = $doc])* $(#[doc = $sync_doc])*], $name,
+            [$($req: $rkind),*], [$($($opt: $okind),+)?], $client, $body);
+        twins!(@kinds $async, true, [$(#[doc = $doc])* $(#[doc = $async_doc])*], $name,
+            [$($req: $rkind),*], [$($($opt: $okind),+)?], $client, $body);
+        inventory::submit! {
+            $crate::python::api::TwinStub {
+                class: stringify!($sync),
+                async_class: stringify!($async),
+                method: stringify!($name),
+                params: &[
+                    $((stringify!($req), $crate::python::args::stub_type!($rkind), false),)*
+                    $($((stringify!($opt), $crate::python::args::stub_type!($okind), true),)+)?
+                ],
+                returns: $returns,
+            }
+        }
+    };
+    // Without optional arguments: the signature has no `*`.
+    (@kinds $class:ident, $is_async:literal, [$($attr:tt)*], $name:ident,
+     [$($req:ident: $rkind:ident),*], [], $client:ident, $body:expr) => {
+        #[pyo3::pymethods]
+        impl $class {
+            $($attr)*
+            #[pyo3(signature = ($($req),*))]
+            fn $name(
+                &self,
+                py: pyo3::Python<'_>,
+                $($req: &pyo3::Bound<'_, pyo3::PyAny>,)*
+            ) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
+                $(let $req = <$crate::python::args::$rkind as $crate::python::args::Kind>::convert(
+                    py, stringify!($req), $req)?;)*
+                let $client = self.client.clone();
+                $crate::python::runtime::dispatch(py, $is_async, async move { $body })
+            }
+        }
+    };
+    (@kinds $class:ident, $is_async:literal, [$($attr:tt)*], $name:ident,
+     [$($req:ident: $rkind:ident),*], [$($opt:ident: $okind:ident),+], $client:ident,
+     $body:expr) => {
+        #[pyo3::pymethods]
+        impl $class {
+            $($attr)*
+            #[pyo3(signature = ($($req,)* *, $($opt = None),+))]
+            #[allow(clippy::too_many_arguments)]
+            fn $name(
+                &self,
+                py: pyo3::Python<'_>,
+                $($req: &pyo3::Bound<'_, pyo3::PyAny>,)*
+                $($opt: Option<&pyo3::Bound<'_, pyo3::PyAny>>,)*
+            ) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
+                $(let $req = <$crate::python::args::$rkind as $crate::python::args::Kind>::convert(
+                    py, stringify!($req), $req)?;)*
+                $(let $opt = <$crate::python::args::$okind as $crate::python::args::Kind>::optional(
+                    py, stringify!($opt), $opt)?;)*
+                let $client = self.client.clone();
+                $crate::python::runtime::dispatch(py, $is_async, async move { $body })
+            }
+        }
+    };
     (
         $(#[doc = $doc:literal])*
         $sync:ident $(#[doc = $sync_doc:literal])*
@@ -149,3 +246,46 @@ macro_rules! twins {
     };
 }
 pub(crate) use twins;
+
+/// The stub's line of a method written by `twins!` from argument kinds: its classes (the sync
+/// one, and the async one, whose method returns an awaitable of the same), name, parameters
+/// (name, stub type, whether optional) and the sync method's return type.
+pub(crate) struct TwinStub {
+    pub(crate) class: &'static str,
+    pub(crate) async_class: &'static str,
+    pub(crate) method: &'static str,
+    pub(crate) params: &'static [(&'static str, &'static str, bool)],
+    pub(crate) returns: &'static str,
+}
+inventory::collect!(TwinStub);
+
+/// `_twin_stubs()`: every method written from argument kinds, as
+/// `(class, async class, method, [(parameter, type, optional)], returns)`, in the order of
+/// their files (as each class declares them): what `.ci/stubs.py` writes
+/// `python/opsapi/_generated.pyi` from.
+#[pyo3::pyfunction]
+pub(crate) fn _twin_stubs() -> Vec<TwinStubRow> {
+    let mut out: Vec<TwinStubRow> = inventory::iter::<TwinStub>
+        .into_iter()
+        .map(|t| {
+            (
+                t.class,
+                t.async_class,
+                t.method,
+                t.params.to_vec(),
+                t.returns,
+            )
+        })
+        .collect();
+    // inventory's order is the link order's: sorted, the stub does not move between builds.
+    out.sort();
+    out
+}
+
+type TwinStubRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Vec<(&'static str, &'static str, bool)>,
+    &'static str,
+);

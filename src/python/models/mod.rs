@@ -8,6 +8,7 @@ mod event;
 mod group;
 mod host;
 mod measurements;
+mod performance_advisor;
 
 use std::sync::Arc;
 
@@ -23,6 +24,9 @@ pub use event::{Event, EventDiff, EventDiffParam, EventList};
 pub use group::{AccessListEntry, Group};
 pub use host::{Host, HostList, SystemInfo};
 pub use measurements::{Measurements, Series};
+pub use performance_advisor::{
+    Namespace, QueryShape, SlowQuery, SlowQueryLogs, SuggestedIndex, SuggestedIndexes,
+};
 
 pub(crate) use super::json::{json_loads, json_to_py};
 
@@ -30,13 +34,16 @@ pub(crate) use super::json::{json_loads, json_to_py};
 /// strings for open enums, timezone-aware datetimes, Python objects for free-form JSON, and
 /// the classes of nested objects.
 pub(crate) trait PyField {
+    /// The field's type as the stub spells it (`Optional[str]`).
+    const STUB: &'static str;
     /// The Python value of the field.
     fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>>;
 }
 
 macro_rules! py_field_as_is {
-    ($($ty:ty),*) => {
+    ($($ty:ty => $stub:literal),*) => {
         $(impl PyField for $ty {
+            const STUB: &'static str = $stub;
             fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
                 self.into_py_any(py)
             }
@@ -44,18 +51,19 @@ macro_rules! py_field_as_is {
     };
 }
 py_field_as_is!(
-    String,
-    Option<String>,
-    Option<i64>,
-    Option<f64>,
-    Option<bool>,
-    Option<DateTime<Utc>>,
-    Option<Vec<String>>
+    String => "str",
+    Option<String> => "Optional[str]",
+    Option<i64> => "Optional[int]",
+    Option<f64> => "Optional[float]",
+    Option<bool> => "Optional[bool]",
+    Option<DateTime<Utc>> => "Optional[datetime]",
+    Option<Vec<String>> => "Optional[list[str]]"
 );
 
 macro_rules! py_field_enum {
     ($($ty:ty),*) => {
         $(impl PyField for Option<$ty> {
+            const STUB: &'static str = "Optional[str]";
             fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
                 self.as_ref().map(|v| v.as_str()).into_py_any(py)
             }
@@ -70,6 +78,7 @@ py_field_enum!(
 );
 
 impl PyField for Option<serde_json::Value> {
+    const STUB: &'static str = "Any";
     fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self {
             Some(v) => json_to_py(py, v),
@@ -79,6 +88,7 @@ impl PyField for Option<serde_json::Value> {
 }
 
 impl PyField for Option<Vec<serde_json::Value>> {
+    const STUB: &'static str = "Optional[list[Any]]";
     fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self {
             Some(v) => json_to_py(py, v),
@@ -89,6 +99,7 @@ impl PyField for Option<Vec<serde_json::Value>> {
 
 /// `links`: a list, empty where the server sent none.
 impl PyField for Option<Vec<crate::models::Link>> {
+    const STUB: &'static str = "list[Link]";
     fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let links = self.as_deref().unwrap_or_default();
         let items = links
@@ -104,11 +115,13 @@ macro_rules! py_field_part {
     ($($part:ident),*) => {
         $(
             impl PyField for Option<crate::models::$part> {
+                const STUB: &'static str = concat!("Optional[", stringify!($part), "]");
                 fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
                     self.clone().map($part::from).into_py_any(py)
                 }
             }
             impl PyField for Option<Vec<crate::models::$part>> {
+                const STUB: &'static str = concat!("Optional[list[", stringify!($part), "]]");
                 fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
                     self.as_ref()
                         .map(|v| v.iter().cloned().map($part::from).collect::<Vec<_>>())
@@ -123,7 +136,10 @@ py_field_part!(
     CurrentValue,
     SystemInfo,
     EventDiff,
-    EventDiffParam
+    EventDiffParam,
+    SlowQuery,
+    QueryShape,
+    SuggestedIndex
 );
 
 /// `Name(field=value, ...)`: timestamps as ISO 8601 text, everything else as Python's repr.
@@ -200,6 +216,43 @@ pub(crate) fn repr_html_of(
     Ok(out)
 }
 
+/// The stub of a model's fields (`_native._model_stubs()`, which `.ci/stubs.py` writes the
+/// stub-only bases `_<Model>Fields` of `python/opsapi/_generated.pyi` from): its class, and
+/// each field's name and type as the stub spells it ([`PyField::STUB`]).
+pub(crate) struct ModelStub {
+    pub(crate) class: &'static str,
+    pub(crate) fields: &'static [(&'static str, &'static str)],
+}
+inventory::collect!(ModelStub);
+
+/// Records a model's fields for the stub.
+macro_rules! model_stub {
+    ($name:ident { $($field:ident: $ty:ty),* }) => {
+        inventory::submit! {
+            $crate::python::models::ModelStub {
+                class: stringify!($name),
+                fields: &[$((
+                    $crate::models::unraw(stringify!($field)),
+                    <$ty as $crate::python::models::PyField>::STUB,
+                )),*],
+            }
+        }
+    };
+}
+pub(crate) use model_stub;
+
+/// `_model_stubs()`: every model's fields as `(class, [(field, type)])`, by class, each in its
+/// declared order.
+#[pyfunction]
+pub(crate) fn _model_stubs() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    let mut out: Vec<_> = inventory::iter::<ModelStub>
+        .into_iter()
+        .map(|m| (m.class, m.fields.to_vec()))
+        .collect();
+    out.sort();
+    out
+}
+
 /// Makes the Python class of a top-level model from its field list: one getter per field
 /// (read from the shared core model on access: nothing is copied when the object is made),
 /// `_fields`, `to_dict()` (the server's JSON text, parsed by `json.loads`) and `__repr__`.
@@ -216,6 +269,7 @@ macro_rules! py_model {
         pub struct $name {
             inner: $crate::python::models::Shared<$crate::models::$name>,
         }
+        $crate::python::models::model_stub!($name { $($field: $ty),* });
         impl From<$crate::models::$name> for $name {
             fn from(m: $crate::models::$name) -> Self {
                 Self { inner: $crate::python::models::Shared::one(m) }
@@ -273,6 +327,8 @@ macro_rules! py_model {
                 )
             }
             fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+                // A model whose fields are all lists shows none (`SlowQueryLogs()`).
+                #[allow(unused_variables)]
                 let m = self.inner.get();
                 $crate::python::models::repr_of(
                     py,
@@ -303,6 +359,7 @@ macro_rules! py_part {
         pub struct $name {
             inner: $crate::models::$name,
         }
+        $crate::python::models::model_stub!($name { $($field: $ty),* });
         impl From<$crate::models::$name> for $name {
             fn from(inner: $crate::models::$name) -> Self {
                 Self { inner }
@@ -321,7 +378,8 @@ macro_rules! py_part {
             /// The names of the attributes that hold the object's fields, in order.
             #[classattr]
             fn _fields(py: Python<'_>) -> PyResult<Py<pyo3::types::PyTuple>> {
-                Ok(pyo3::types::PyTuple::new(py, [$(stringify!($field)),*])?.unbind())
+                let names = [$($crate::models::unraw(stringify!($field))),*];
+                Ok(pyo3::types::PyTuple::new(py, names)?.unbind())
             }
             /// The JSON object, with the API's key names.
             ///
@@ -338,7 +396,7 @@ macro_rules! py_part {
                     py,
                     stringify!($name),
                     &[$((
-                        stringify!($field),
+                        $crate::models::unraw(stringify!($field)),
                         $crate::python::models::PyField::to_py(&self.inner.$field, py)?,
                     )),*],
                 )
@@ -348,7 +406,7 @@ macro_rules! py_part {
                     py,
                     stringify!($name),
                     &[$((
-                        stringify!($field),
+                        $crate::models::unraw(stringify!($field)),
                         $crate::python::models::PyField::to_py(&self.inner.$field, py)?,
                     )),*],
                 )

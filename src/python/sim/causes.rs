@@ -25,7 +25,11 @@ pub(super) fn truth<'py>(py: Python<'py>, c: Causes, atlas: bool) -> PyResult<Bo
     }
     out.set_item("elections", std::mem::take(&mut rows))?;
     for r in c.restarts {
-        let event_id = if atlas { r.atlas_event_id } else { Some(r.event_id) };
+        let event_id = if atlas {
+            r.atlas_event_id
+        } else {
+            Some(r.event_id)
+        };
         // A standalone's restart has no Atlas event (Atlas has no standalone).
         let Some(event_id) = event_id else {
             continue;

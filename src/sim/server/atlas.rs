@@ -37,7 +37,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::*;
-use crate::flavour::{EndpointSet, Flavour, OAUTH_TOKEN_PATH};
+use crate::flavour::{AtlasVersion, EndpointSet, Flavour, Row, OAUTH_TOKEN_PATH};
 use crate::sim::TokenBucket;
 
 #[derive(Debug)]
@@ -74,43 +74,6 @@ pub(crate) struct AtlasState {
     tokens: Mutex<HashMap<String, Duration>>,
     token_endpoint: Mutex<Option<Bucket>>,
     buckets: Mutex<HashMap<(EndpointSet, String), Bucket>>,
-}
-
-/// The segments of a path below the flavour's API prefix as the Ops Manager routes take them,
-/// or `None` for a path the flavour does not have.
-pub(crate) fn segments(flavour: Flavour, mut segs: Vec<String>) -> Option<Vec<String>> {
-    let global = matches!(
-        segs.first().map(String::as_str),
-        Some("globalAlerts" | "admin")
-    );
-    match flavour {
-        Flavour::OpsManager => Some(segs),
-        _ if global => None,
-        Flavour::Atlas if segs.first().is_some_and(|s| s == "groups") && segs.len() > 2 => {
-            match segs[2].as_str() {
-                "processes" => segs[2] = "hosts".into(),
-                "hosts" => return None,
-                _ => {}
-            }
-            Some(segs)
-        }
-        _ => Some(segs),
-    }
-}
-
-/// The versions of a route's resource (Atlas), each with its sunset date (`YYYY-MM-DD`) if
-/// it has one, as the specification gives them: acknowledging an alert takes `2024-05-30`
-/// and, until 2027-07-01, `2023-01-01`; clusters `2024-08-05` (the simulator serves none of
-/// their older versions, whose bodies are of other shapes: asked for one, it answers 406);
-/// everything else `2023-01-01`.
-fn versions(route: &Route<'_>, method: &str) -> &'static [(&'static str, Option<&'static str>)] {
-    match route {
-        Route::GroupAlert(..) if method == "PATCH" => {
-            &[("2024-05-30", None), ("2023-01-01", Some("2027-07-01"))]
-        }
-        Route::Clusters(_) | Route::Cluster(..) => &[("2024-08-05", None)],
-        _ => &[("2023-01-01", None)],
-    }
 }
 
 /// The alert types of Ops Manager's agents, which Atlas does not have: its world serves no
@@ -165,15 +128,6 @@ impl Ctx<'_> {
     }
 }
 
-/// The versioned media type of a version the simulator serves.
-pub(crate) fn media_type(version: &str) -> &'static str {
-    match version {
-        "2024-05-30" => "application/vnd.atlas.2024-05-30+json",
-        "2024-08-05" => "application/vnd.atlas.2024-08-05+json",
-        _ => "application/vnd.atlas.2023-01-01+json",
-    }
-}
-
 /// An Atlas user name: its email (Atlas's `acknowledgingUsername` is one). A name that is not
 /// one (an API key's public key, a service account's client id, the world's users) gets a
 /// domain of its own.
@@ -198,23 +152,21 @@ fn accepted_versions(accept: Option<&str>) -> Vec<&str> {
         .collect()
 }
 
-/// Atlas: the version `Accept` names of the route's, which its answer is in; 406 unless it
-/// names one, 410 `VERSION_GONE` for one past its sunset (by the simulator's clock). `None`
-/// on the other flavours.
+/// Atlas: the version `Accept` names of the operation's (its row's versions, as the
+/// specification gives them: acknowledging an alert takes `2024-05-30` and, until 2027-07-01,
+/// `2023-01-01`; clusters `2024-08-05` alone, their older versions being of other shapes),
+/// which its answer is in; 406 unless it names one, 410 `VERSION_GONE` for one past its
+/// sunset (by the simulator's clock). `None` on the other flavours.
 pub(crate) fn check_version(
     shared: &Shared,
-    route: &Route<'_>,
-    method: &str,
+    row: &'static Row,
     accept: Option<&str>,
-) -> Result<Option<&'static str>, Reply> {
+) -> Result<Option<&'static AtlasVersion>, Reply> {
     if shared.config.flavour != Flavour::Atlas {
         return Ok(None);
     }
     let asked = accepted_versions(accept);
-    let Some(&(version, sunset)) = versions(route, method)
-        .iter()
-        .find(|(v, _)| asked.contains(v))
-    else {
+    let Some(found) = row.atlas_versions.iter().find(|v| asked.contains(&v.date)) else {
         return Err(err(
             406,
             "INVALID_VERSION_DATE",
@@ -223,49 +175,27 @@ pub(crate) fn check_version(
         ));
     };
     let today = shared.clock.now().format("%Y-%m-%d").to_string();
-    if sunset.is_some_and(|s| today.as_str() >= s) {
+    if let Some(sunset) = found.sunset.filter(|s| today.as_str() >= *s) {
         return Err(err(
             410,
             "VERSION_GONE",
             format!(
-                "Version {version} of this resource was sunset on {}.",
-                sunset.unwrap_or("")
+                "Version {} of this resource was sunset on {sunset}.",
+                found.date
             ),
-            vec![json!(version)],
+            vec![json!(found.date)],
         ));
     }
-    Ok(Some(version))
+    Ok(Some(found))
 }
 
-/// The endpoint set of a route (its token bucket).
-fn endpoint_set(route: &Route<'_>) -> EndpointSet {
-    use Route::*;
-    match route {
-        Hosts(..)
-        | Host(..)
-        | HostMeasurements(..)
-        | Disks(..)
-        | Disk(..)
-        | DiskMeasurements(..)
-        | Databases(..)
-        | Database(..)
-        | DatabaseMeasurements(..) => EndpointSet::Monitoring,
-        AlertConfigs(..)
-        | AlertConfig(..)
-        | AlertConfigAlerts(..)
-        | GroupAlerts(..)
-        | GroupAlert(..) => EndpointSet::Alerts,
-        Events(..) | Event(..) => EndpointSet::Events,
-        _ => EndpointSet::Other,
-    }
-}
-
-/// Atlas: a token of the route's endpoint set in project `group`, or the 429 past it.
-pub(crate) fn take_bucket(shared: &Shared, route: &Route<'_>, group: &str) -> Option<Reply> {
+/// Atlas: a token of the operation's endpoint set (its row's) in project `group`, or the 429
+/// past it.
+pub(crate) fn take_bucket(shared: &Shared, row: &Row, group: &str) -> Option<Reply> {
     if shared.config.flavour != Flavour::Atlas {
         return None;
     }
-    let set = endpoint_set(route);
+    let set = row.endpoint_set;
     let spec = shared
         .config
         .token_buckets
@@ -555,17 +485,5 @@ mod tests {
         );
         assert!(accepted_versions(Some("application/json")).is_empty());
         assert!(accepted_versions(None).is_empty());
-    }
-
-    #[test]
-    fn atlas_paths_name_processes() {
-        let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            segments(Flavour::Atlas, s(&["groups", "g", "processes", "h"])),
-            Some(s(&["groups", "g", "hosts", "h"]))
-        );
-        assert_eq!(segments(Flavour::Atlas, s(&["groups", "g", "hosts"])), None);
-        assert_eq!(segments(Flavour::CloudManager, s(&["globalAlerts"])), None);
-        assert!(segments(Flavour::OpsManager, s(&["admin", "accessList"])).is_some());
     }
 }

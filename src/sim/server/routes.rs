@@ -1,7 +1,12 @@
-//! Paths to routes, which method each route allows, and the authorization of a request for
-//! its route (the roles of the API keys) before dispatch.
+//! Requests to their operation by the flavour table's rows (`crate::flavour::Row`: the path
+//! template of each flavour, the method), and the authorization of a request for its
+//! operation before dispatch: the project's rate limit and Atlas's token bucket of the row's
+//! endpoint set, the roles of the API keys by the row's scope, the version of Atlas's
+//! versioned media type among the row's. Nothing here names an operation: a new row is
+//! routed, limited and authorized as its row says.
 
 use super::*;
+use crate::flavour::{Operation, Scope, Segment};
 
 /// What a measurements request reads: a host, one of its partitions or one of its databases
 /// (by index).
@@ -12,110 +17,71 @@ pub(crate) enum Of {
     Database(usize),
 }
 
-pub(crate) enum Route<'a> {
-    Groups,
-    Group(&'a str),
-    Hosts(&'a str),
-    Host(&'a str, &'a str),
-    HostMeasurements(&'a str, &'a str),
-    Disks(&'a str, &'a str),
-    Disk(&'a str, &'a str, &'a str),
-    DiskMeasurements(&'a str, &'a str, &'a str),
-    Databases(&'a str, &'a str),
-    Database(&'a str, &'a str, &'a str),
-    DatabaseMeasurements(&'a str, &'a str, &'a str),
-    AlertConfigs(&'a str),
-    AlertConfig(&'a str, &'a str),
-    AlertConfigAlerts(&'a str, &'a str),
-    GroupAlerts(&'a str),
-    GroupAlert(&'a str, &'a str),
-    Events(&'a str),
-    Event(&'a str, &'a str),
-    Clusters(&'a str),
-    Cluster(&'a str, &'a str),
-    GlobalAlerts,
-    GlobalAlert(&'a str),
-    AccessList,
-    AccessListEntry(&'a str),
+/// The identifiers of a request's path, by the names of its row's placeholders (decoded).
+pub(crate) struct Params {
+    names: Vec<&'static str>,
+    values: Vec<String>,
 }
 
-impl Route<'_> {
-    pub(crate) fn group(&self) -> Option<&str> {
-        use Route::*;
-        match self {
-            Group(g)
-            | Hosts(g)
-            | Host(g, _)
-            | HostMeasurements(g, _)
-            | Disks(g, _)
-            | Disk(g, _, _)
-            | DiskMeasurements(g, _, _)
-            | Databases(g, _)
-            | Database(g, _, _)
-            | DatabaseMeasurements(g, _, _)
-            | AlertConfigs(g)
-            | AlertConfig(g, _)
-            | AlertConfigAlerts(g, _)
-            | GroupAlerts(g)
-            | GroupAlert(g, _)
-            | Events(g)
-            | Event(g, _)
-            | Clusters(g)
-            | Cluster(g, _) => Some(g),
-            _ => None,
-        }
+impl Params {
+    /// The identifier named `name` (a placeholder of the row's template).
+    pub(crate) fn get(&self, name: &str) -> &str {
+        let i = self.names.iter().position(|n| *n == name);
+        debug_assert!(i.is_some(), "no placeholder {name} in {:?}", self.names);
+        i.map_or("", |i| self.values[i].as_str())
     }
 
-    pub(crate) fn is_global(&self) -> bool {
-        matches!(
-            self,
-            Route::GlobalAlerts
-                | Route::GlobalAlert(_)
-                | Route::AccessList
-                | Route::AccessListEntry(_)
-        )
-    }
-
-    pub(crate) fn allows(&self, method: &str) -> bool {
-        match self {
-            Route::GlobalAlert(_) | Route::GroupAlert(..) => method == "GET" || method == "PATCH",
-            Route::AccessListEntry(_) => method == "GET" || method == "DELETE",
-            _ => method == "GET",
-        }
+    /// The project, for a row below one.
+    pub(crate) fn group(&self) -> &str {
+        self.get("group_id")
     }
 }
 
-pub(crate) fn route<'a>(segs: &'a [String]) -> Option<Route<'a>> {
-    let s: Vec<&str> = segs.iter().map(String::as_str).collect();
-    Some(match s.as_slice() {
-        ["groups"] => Route::Groups,
-        ["groups", g] => Route::Group(g),
-        ["groups", g, "hosts"] => Route::Hosts(g),
-        ["groups", g, "hosts", h] => Route::Host(g, h),
-        ["groups", g, "hosts", h, "measurements"] => Route::HostMeasurements(g, h),
-        ["groups", g, "hosts", h, "disks"] => Route::Disks(g, h),
-        ["groups", g, "hosts", h, "disks", d] => Route::Disk(g, h, d),
-        ["groups", g, "hosts", h, "disks", d, "measurements"] => Route::DiskMeasurements(g, h, d),
-        ["groups", g, "hosts", h, "databases"] => Route::Databases(g, h),
-        ["groups", g, "hosts", h, "databases", d] => Route::Database(g, h, d),
-        ["groups", g, "hosts", h, "databases", d, "measurements"] => {
-            Route::DatabaseMeasurements(g, h, d)
+/// A request's operation by the flavour table: the row of `flavour` whose template its path
+/// matches (decoded segments below the API prefix), with the identifiers; `allowed` is false
+/// where a row has the path but none has the method (a 405 after the checks of the first
+/// such row). `None`: no row of the flavour has the path.
+pub(crate) fn route(
+    flavour: crate::Flavour,
+    method: &str,
+    segs: &[String],
+) -> Option<(Operation, Params, bool)> {
+    let mut found = None;
+    for op in Operation::ALL {
+        let row = op.row();
+        if !row.on(flavour) {
+            continue;
         }
-        ["groups", g, "alertConfigs"] => Route::AlertConfigs(g),
-        ["groups", g, "alertConfigs", c] => Route::AlertConfig(g, c),
-        ["groups", g, "alertConfigs", c, "alerts"] => Route::AlertConfigAlerts(g, c),
-        ["groups", g, "alerts"] => Route::GroupAlerts(g),
-        ["groups", g, "alerts", a] => Route::GroupAlert(g, a),
-        ["groups", g, "events"] => Route::Events(g),
-        ["groups", g, "events", e] => Route::Event(g, e),
-        ["groups", g, "clusters"] => Route::Clusters(g),
-        ["groups", g, "clusters", c] => Route::Cluster(g, c),
-        ["globalAlerts"] => Route::GlobalAlerts,
-        ["globalAlerts", a] => Route::GlobalAlert(a),
-        ["admin", "accessList"] => Route::AccessList,
-        ["admin", "accessList", e] => Route::AccessListEntry(e),
-        _ => return None,
-    })
+        let Some(params) = matches(row.path(flavour), segs) else {
+            continue;
+        };
+        if row.method.as_str() == method {
+            return Some((op, params, true));
+        }
+        found.get_or_insert((op, params, false));
+    }
+    found
+}
+
+/// The identifiers of `segs` if they are a path of `template`.
+fn matches(template: &'static str, segs: &[String]) -> Option<Params> {
+    let mut params = Params {
+        names: Vec::new(),
+        values: Vec::new(),
+    };
+    let mut given = segs.iter();
+    for segment in crate::flavour::segments(template) {
+        let got = given.next()?;
+        match segment {
+            Segment::Literal(s) if s != got => return None,
+            Segment::Literal(_) => {}
+            Segment::Param(name) => {
+                params.names.push(name);
+                params.values.push(got.clone());
+            }
+        }
+    }
+    given.next().is_none().then_some(params)
 }
 
 pub(crate) fn not_found_resource(path: &str) -> Reply {
@@ -202,29 +168,28 @@ pub(crate) fn authorized(
         .split('/')
         .map(|s| percent_decode_str(s).decode_utf8_lossy().into_owned())
         .collect();
-    let Some(segs) = atlas::segments(shared.config.flavour, segs) else {
+    let Some((op, params, allowed)) = route(shared.config.flavour, method, &segs) else {
         return not_found_resource(path);
     };
-    let Some(route) = route(&segs) else {
-        return not_found_resource(path);
-    };
-    let version = match atlas::check_version(shared, &route, method, accept) {
+    let row = op.row();
+    let version = match atlas::check_version(shared, row, accept) {
         Ok(v) => v,
         Err(refused) => return refused,
     };
-    if let Some(g) = route.group() {
+    let group = (row.scope() == Scope::Project).then(|| params.group());
+    if let Some(g) = group {
         if let Err(wait) = shared.limiter.take(g, shared.clock.elapsed()) {
             struck.push("rate_limit".into());
             let rate = shared.limiter.rate().unwrap_or(1.0);
             return super::super::limit::rate_limited(path, rate, wait);
         }
-        if let Some(limited) = atlas::take_bucket(shared, &route, g) {
+        if let Some(limited) = atlas::take_bucket(shared, row, g) {
             struck.push("token_bucket".into());
             return limited;
         }
     }
     if role == Role::ReadOnly {
-        if route.is_global() || method != "GET" {
+        if row.scope() == Scope::Global || method != "GET" {
             return err(
                 401,
                 "USER_UNAUTHORIZED",
@@ -232,7 +197,7 @@ pub(crate) fn authorized(
                 vec![],
             );
         }
-        if let Some(g) = route.group() {
+        if let Some(g) = group {
             if g != shared.keys.ro_group {
                 return err(
                     401,
@@ -243,7 +208,7 @@ pub(crate) fn authorized(
             }
         }
     }
-    if !route.allows(method) {
+    if !allowed {
         return err(
             405,
             "METHOD_NOT_ALLOWED",
@@ -262,13 +227,14 @@ pub(crate) fn authorized(
         role,
         user,
         path,
+        row,
         q: &q,
         r: &r,
     };
-    let mut reply = ctx.dispatch(&route, body);
+    let mut reply = ctx.dispatch(op, &params, body);
     // Atlas answers in the versioned media type asked for (its errors in plain JSON).
     if let Some(v) = version.filter(|_| (200..300).contains(&reply.status)) {
-        reply.content_type = atlas::media_type(v);
+        reply.content_type = v.media_type;
     }
     reply
 }

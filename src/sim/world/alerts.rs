@@ -19,8 +19,8 @@ use chrono::Duration as CDuration;
 use serde_json::{json, Map, Value};
 
 use super::breaches::{eligible, place, raised_at};
+use super::series::{disk_percent_used, series_key};
 use super::*;
-use crate::sim::metrics::{disk_percent_used, series_key};
 
 /// The seeded flapping configuration: closed and re-opened on one host within minutes.
 #[derive(Debug, Clone, PartialEq)]
@@ -465,7 +465,7 @@ fn at_secs(t: i64) -> DateTime<Utc> {
 fn settle(plans: &mut [Plan<'_>], lo: i64, hi: i64) {
     let key = |p: &Plan<'_>| -> Option<(String, String)> {
         let m = p.config.metric_name.clone()?;
-        crate::sim::metrics::host_metric(&m)?;
+        super::series::host_metric(&m)?;
         Some((p.host?.id.clone(), m))
     };
     let mut taken: Vec<((String, String), i64, Option<i64>)> = plans

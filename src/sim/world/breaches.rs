@@ -18,8 +18,8 @@
 //! free time nearest the one drawn for it (its id's timestamp with it), on its own host or
 //! another of the right kind where that is nearer; one still open where none is free closes.
 
+use super::series::{breach_point, disk_percent_used, host_metric, series_key};
 use super::*;
-use crate::sim::metrics::{breach_point, disk_percent_used, host_metric, series_key};
 
 /// A breach of a host's measurement, as its alert raised it.
 #[derive(Debug, Clone, PartialEq)]

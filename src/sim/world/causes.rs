@@ -125,7 +125,11 @@ fn name_clusters(world: &mut World) {
             Some((h.id.as_str(), name))
         })
         .collect();
-    for a in world.alerts.iter_mut().chain(world.alert_history.iter_mut()) {
+    for a in world
+        .alerts
+        .iter_mut()
+        .chain(world.alert_history.iter_mut())
+    {
         let of = a.host_id.as_deref().and_then(|h| names.get(h));
         a.cluster_name = of.map(|n| n.to_string());
     }
@@ -169,7 +173,10 @@ fn elections(world: &World, r: &mut SplitMix64, causes: &mut Causes, events: &mu
     let lag = alerts().filter(|a| a.metric_name.as_deref() == Some("OPLOG_REPLICATION_LAG_TIME"));
     let no_primary = alerts().filter(|a| a.event_type_name == "NO_PRIMARY" && a.resolved.is_some());
     for (a, ends) in lag.map(|a| (a, false)).chain(no_primary.map(|a| (a, true))) {
-        let host = world.hosts.iter().find(|h| Some(&h.id) == a.host_id.as_ref());
+        let host = world
+            .hosts
+            .iter()
+            .find(|h| Some(&h.id) == a.host_id.as_ref());
         let Some(rs) = a
             .replica_set_name
             .clone()
@@ -240,7 +247,11 @@ fn restarts(world: &World, r: &mut SplitMix64, causes: &mut Causes, events: &mut
 /// Atlas's compute auto-scaling of the cluster that has it, in the window of the newest
 /// connections alert on one of its members.
 fn scaling(world: &World, r: &mut SplitMix64, causes: &mut Causes, events: &mut Vec<Event>) {
-    for c in world.clusters.iter().filter(|c| c.compute_auto_scaling.is_some()) {
+    for c in world
+        .clusters
+        .iter()
+        .filter(|c| c.compute_auto_scaling.is_some())
+    {
         let members: Vec<&str> = world
             .hosts
             .iter()
@@ -268,7 +279,11 @@ fn scaling(world: &World, r: &mut SplitMix64, causes: &mut Causes, events: &mut 
         };
         let at = DateTime::<Utc>::from_timestamp(at.timestamp(), 0).unwrap_or(at);
         let etype = "COMPUTE_AUTO_SCALE_INITIATED_BASE";
-        let e = event(body(r, &c.group_id, at, etype), Some(c.id.clone()), Some(true));
+        let e = event(
+            body(r, &c.group_id, at, etype),
+            Some(c.id.clone()),
+            Some(true),
+        );
         causes.scaling.push(ScalingCause {
             group_id: c.group_id.clone(),
             cluster_id: c.id.clone(),

@@ -3,38 +3,25 @@
 use super::*;
 
 impl Ctx<'_> {
-    pub(crate) fn access_list_entry(&self, id: &str) -> Reply {
-        let not_found = || {
-            err(
+    /// `DELETE /admin/accessList/{entry_id}`: 204, or 404 `ACCESS_LIST_NOT_FOUND`.
+    pub(crate) fn delete_access_list_entry(&self, id: &str) -> Reply {
+        let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
+        let before = w.access_list.len();
+        w.access_list.retain(|e| e.id != id);
+        let removed = w.access_list.len() < before;
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        drop(w);
+        if !removed {
+            return err(
                 404,
                 "ACCESS_LIST_NOT_FOUND",
                 format!("IP address {id} not on access list for user {}.", self.user),
                 vec![json!(id), json!(self.user)],
-            )
-        };
-        if self.method == "DELETE" {
-            let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
-            let before = w.access_list.len();
-            w.access_list.retain(|e| e.id != id);
-            let removed = w.access_list.len() < before;
-            self.shared.generation.fetch_add(1, Ordering::SeqCst);
-            drop(w);
-            if !removed {
-                return not_found();
-            }
-            let mut r = Reply::json(204, Vec::new());
-            r.content_type = "application/json";
-            return r;
+            );
         }
-        let w = self.world();
-        match w.access_list.iter().find(|e| e.id == id) {
-            Some(e) => {
-                let v = self.access_list_entry_json(e);
-                drop(w);
-                self.r.entity(200, v)
-            }
-            None => not_found(),
-        }
+        let mut r = Reply::json(204, Vec::new());
+        r.content_type = "application/json";
+        r
     }
 
     /// `GET /admin/accessList`, every page.

@@ -3,6 +3,19 @@
 use super::*;
 
 impl Ctx<'_> {
+    /// `GET /groups/{group_id}/alertConfigs` (Atlas: none of Ops Manager's agent alerts).
+    pub(crate) fn alert_configs(&self, g: &str) -> Reply {
+        let w = self.world();
+        let items: Vec<_> = w
+            .alert_configs
+            .iter()
+            .filter(|c| c.group_id == g && self.has_alert_type(&c.event_type_name))
+            .collect();
+        let reply = self.list(items, |c| self.config_json(c));
+        drop(w);
+        reply
+    }
+
     pub(crate) fn config_json(&self, c: &crate::sim::world::AlertConfig) -> Value {
         let mut m = Map::new();
         m.insert("created".into(), json!(iso(&c.created)));

@@ -57,37 +57,40 @@ impl Ctx<'_> {
         reply
     }
 
-    /// `GET` or `PATCH /groups/{g}/alerts/{a}`.
-    pub(crate) fn project_alert(&self, g: &str, id: &str, body: &[u8]) -> Reply {
+    /// `PATCH /groups/{g}/alerts/{a}`: acknowledges or un-acknowledges it.
+    pub(crate) fn acknowledge_project_alert(&self, g: &str, id: &str, body: &[u8]) -> Reply {
         let now = self.shared.clock.now();
-        if self.method == "PATCH" {
-            let ack = match parse_ack(body, self.shared.config.flavour == crate::Flavour::Atlas) {
-                Ok(a) => a,
-                Err(e) => return e,
-            };
-            let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
-            let w = &mut *w;
-            let served = w
-                .alerts
-                .iter()
-                .chain(&w.alert_history)
-                .any(|a| a.group_id == g && a.id == id && self.has_alert(w, a));
-            let Some(a) = w
-                .alerts
-                .iter_mut()
-                .chain(w.alert_history.iter_mut())
-                .find(|a| served && a.group_id == g && a.id == id)
-            else {
-                return not_in_group(g, id);
-            };
-            apply_ack(a, ack, now, self.user);
-            let a = a.clone();
-            // A global alert's listing shows it too: its cached pages are stale now.
-            self.shared.generation.fetch_add(1, Ordering::SeqCst);
-            // Ops Manager documents 201; Atlas's specification 200.
-            let status = if self.atlas() { 200 } else { 201 };
-            return self.r.entity(status, self.alert_json(&a, now, false));
-        }
+        let ack = match parse_ack(body, self.shared.config.flavour == crate::Flavour::Atlas) {
+            Ok(a) => a,
+            Err(e) => return e,
+        };
+        let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
+        let w = &mut *w;
+        let served = w
+            .alerts
+            .iter()
+            .chain(&w.alert_history)
+            .any(|a| a.group_id == g && a.id == id && self.has_alert(w, a));
+        let Some(a) = w
+            .alerts
+            .iter_mut()
+            .chain(w.alert_history.iter_mut())
+            .find(|a| served && a.group_id == g && a.id == id)
+        else {
+            return not_in_group(g, id);
+        };
+        apply_ack(a, ack, now, self.user);
+        let a = a.clone();
+        // A global alert's listing shows it too: its cached pages are stale now.
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        // Ops Manager documents 201; Atlas's specification 200.
+        let status = if self.atlas() { 200 } else { 201 };
+        self.r.entity(status, self.alert_json(&a, now, false))
+    }
+
+    /// `GET /groups/{g}/alerts/{a}`.
+    pub(crate) fn project_alert(&self, g: &str, id: &str) -> Reply {
+        let now = self.shared.clock.now();
         let w = self.world();
         let found = w
             .project_alerts(g)

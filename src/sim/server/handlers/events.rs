@@ -27,25 +27,23 @@ impl Ctx<'_> {
         e.on_atlas.is_none_or(|atlas| atlas == self.atlas())
     }
 
-    /// `GET /groups/{g}/events`: newest first, filtered by the documented `eventType`
-    /// (repeated), `minDate` and `maxDate`, and on Atlas by `clusterNames` (repeated: the
-    /// events of those clusters, which Atlas's cluster events name only this way).
+    /// `GET /groups/{group_id}/events`, newest first: of the types `eventType` names (repeated),
+    /// created from `minDate` to `maxDate` (each included), and on Atlas of the clusters
+    /// `clusterNames` names (repeated: Atlas's cluster events name their cluster only so).
     pub(crate) fn events(&self, g: &str) -> Reply {
-        let mut bounds = [None, None];
-        for (i, name) in ["minDate", "maxDate"].iter().enumerate() {
-            if let Some(v) = self.q.get(name) {
-                match parse_time(v) {
-                    Some(t) => bounds[i] = Some(t),
-                    None => return invalid_query(name, v),
-                }
-            }
-        }
-        let types = self.q.all("eventType");
+        let bounds = match self.time_bounds(["minDate", "maxDate"]) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        let types = self.query_all("eventType");
         let names = if self.atlas() {
-            self.q.all("clusterNames")
+            self.query_all("clusterNames")
         } else {
             Vec::new()
         };
+        let raw = self
+            .query("includeRaw")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
         let w = self.world();
         let clusters: Vec<&str> = w
             .clusters
@@ -61,24 +59,30 @@ impl Ctx<'_> {
             .filter(|e| bounds[0].is_none_or(|t| e.created >= t))
             .filter(|e| bounds[1].is_none_or(|t| e.created <= t))
             .filter(|e| {
-                names.is_empty() || e.cluster_id.as_deref().is_some_and(|c| clusters.contains(&c))
+                names.is_empty()
+                    || e.cluster_id
+                        .as_deref()
+                        .is_some_and(|c| clusters.contains(&c))
             })
             .collect();
-        let reply = self.list(items, |e| self.event_json(e, self.q.flag("includeRaw")));
+        let reply = self.list(items, |e| self.event_json(e, raw));
         drop(w);
         reply
     }
 
-    /// `GET /groups/{g}/events/{e}`.
-    pub(crate) fn event(&self, g: &str, e: &str) -> Reply {
+    /// `GET /groups/{group_id}/events/{event_id}`.
+    pub(crate) fn event(&self, g: &str, id: &str) -> Reply {
+        let raw = self
+            .query("includeRaw")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
         let w = self.world();
         let found = w
             .events
             .iter()
-            .find(|x| x.group_id == g && x.id == e && self.serves_event(x));
+            .find(|x| x.group_id == g && x.id == id && self.serves_event(x));
         match found {
             Some(ev) => {
-                let v = self.event_json(ev, self.q.flag("includeRaw"));
+                let v = self.event_json(ev, raw);
                 drop(w);
                 self.r.entity(200, v)
             }

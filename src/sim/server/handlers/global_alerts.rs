@@ -124,24 +124,10 @@ impl Ctx<'_> {
             Ok(s) => s,
             Err(e) => return e,
         };
-        let mut bounds = [None, None];
-        for (i, name) in ["createdOnOrAfter", "createdOnOrBefore"].iter().enumerate() {
-            if let Some(v) = self.q.get(name) {
-                match parse_time(v) {
-                    Some(t) => bounds[i] = Some(t),
-                    None => {
-                        return err(
-                            400,
-                            "INVALID_QUERY_PARAMETER",
-                            format!(
-                                "An invalid value {v} was specified for query parameter {name}."
-                            ),
-                            vec![json!(name), json!(v)],
-                        )
-                    }
-                }
-            }
-        }
+        let bounds = match self.time_bounds(["createdOnOrAfter", "createdOnOrBefore"]) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
         let now = self.shared.clock.now();
         let w = self.world();
         let items: Vec<_> = w
@@ -158,24 +144,28 @@ impl Ctx<'_> {
         reply
     }
 
-    pub(crate) fn global_alert(&self, id: &str, body: &[u8]) -> Reply {
+    /// `PATCH /globalAlerts/{alert_id}`: acknowledges or un-acknowledges it.
+    pub(crate) fn acknowledge_global_alert(&self, id: &str, body: &[u8]) -> Reply {
         let now = self.shared.clock.now();
-        if self.method == "PATCH" {
-            let ack = match parse_ack(body, false) {
-                Ok(a) => a,
-                Err(e) => return e,
-            };
-            let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
-            let Some(a) = w.alerts.iter_mut().find(|a| a.id == id) else {
-                drop(w);
-                return alert_not_found(id);
-            };
-            apply_ack(a, ack, now, self.user);
-            self.shared.generation.fetch_add(1, Ordering::SeqCst);
-            let a = a.clone();
+        let ack = match parse_ack(body, false) {
+            Ok(a) => a,
+            Err(e) => return e,
+        };
+        let mut w = self.shared.world.write().unwrap_or_else(|e| e.into_inner());
+        let Some(a) = w.alerts.iter_mut().find(|a| a.id == id) else {
             drop(w);
-            return self.r.entity(201, self.alert_json(&a, now, true));
-        }
+            return alert_not_found(id);
+        };
+        apply_ack(a, ack, now, self.user);
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        let a = a.clone();
+        drop(w);
+        self.r.entity(201, self.alert_json(&a, now, true))
+    }
+
+    /// `GET /globalAlerts/{alert_id}`.
+    pub(crate) fn global_alert(&self, id: &str) -> Reply {
+        let now = self.shared.clock.now();
         let w = self.world();
         match w.alerts.iter().find(|a| a.id == id) {
             Some(a) => {

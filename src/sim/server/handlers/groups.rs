@@ -3,6 +3,25 @@
 use super::*;
 
 impl Ctx<'_> {
+    /// `GET /groups`: the projects the key can see.
+    pub(crate) fn groups(&self) -> Reply {
+        let w = self.world();
+        let items: Vec<_> = w
+            .projects
+            .iter()
+            .filter(|p| self.role == Role::Owner || p.id == self.shared.keys.ro_group)
+            .collect();
+        let reply = self.list(items, |p| self.group_json(&w, &p.id));
+        drop(w);
+        reply
+    }
+
+    /// `GET /groups/{group_id}` (the project exists: `Ctx::dispatch`).
+    pub(crate) fn group(&self, g: &str) -> Reply {
+        let v = self.group_json(&self.world(), g);
+        self.r.entity(200, v)
+    }
+
     pub(crate) fn group_json(&self, w: &World, g: &str) -> Value {
         let Some(p) = w.projects.iter().find(|p| p.id == g) else {
             return Value::Null;

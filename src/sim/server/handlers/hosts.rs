@@ -3,6 +3,49 @@
 use super::*;
 
 impl Ctx<'_> {
+    /// `GET /groups/{group_id}/hosts` (Atlas: its processes, no standalone).
+    pub(crate) fn hosts(&self, g: &str) -> Reply {
+        let w = self.world();
+        let items: Vec<_> = w
+            .hosts
+            .iter()
+            .filter(|h| h.group_id == g && self.has_host(h))
+            .collect();
+        let reply = self.list(items, |h| self.host_json(h));
+        drop(w);
+        reply
+    }
+
+    /// `GET /groups/{group_id}/hosts/{host_id}`.
+    pub(crate) fn host(&self, g: &str, h: &str) -> Reply {
+        match self.find_host(g, h) {
+            Ok(host) => self.r.entity(200, self.host_json(&host)),
+            Err(e) => e,
+        }
+    }
+
+    /// `GET /groups/{group_id}/hosts/{host_id}/disks`.
+    pub(crate) fn disks(&self, g: &str, h: &str) -> Reply {
+        match self.find_host(g, h) {
+            Ok(host) => {
+                let items: Vec<_> = host.partitions.iter().collect();
+                self.list(items, |p| self.disk_json(&host, &p.name))
+            }
+            Err(e) => e,
+        }
+    }
+
+    /// `GET /groups/{group_id}/hosts/{host_id}/databases`.
+    pub(crate) fn databases(&self, g: &str, h: &str) -> Reply {
+        match self.find_host(g, h) {
+            Ok(host) => {
+                let items: Vec<_> = host.databases.iter().collect();
+                self.list(items, |d| self.database_json(&host, &d.name))
+            }
+            Err(e) => e,
+        }
+    }
+
     pub(crate) fn host_json(&self, h: &Host) -> Value {
         if self.shared.config.flavour == crate::Flavour::Atlas {
             return self.process_json(h);

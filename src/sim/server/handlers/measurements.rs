@@ -5,9 +5,38 @@ use super::*;
 use crate::flavour::Operation;
 
 impl Ctx<'_> {
-    pub(crate) fn measurements(&self, host: &Host, of: Of) -> Reply {
-        let q = self.q;
-        let Some(gran) = q.get("granularity") else {
+    /// `GET /groups/{group_id}/hosts/{host_id}/measurements`.
+    pub(crate) fn host_measurements(&self, g: &str, h: &str) -> Reply {
+        match self.find_host(g, h) {
+            Ok(host) => self.measurements(&host, Of::Host),
+            Err(e) => e,
+        }
+    }
+
+    /// `GET /groups/{group_id}/hosts/{host_id}/disks/{partition_name}/measurements`.
+    pub(crate) fn disk_measurements(&self, g: &str, h: &str, d: &str) -> Reply {
+        match self.find_host(g, h) {
+            Ok(host) => match host.partitions.iter().position(|p| p.name == d) {
+                Some(i) => self.measurements(&host, Of::Disk(i)),
+                None => device_not_found(h, d),
+            },
+            Err(e) => e,
+        }
+    }
+
+    /// `GET /groups/{group_id}/hosts/{host_id}/databases/{database_name}/measurements`.
+    pub(crate) fn database_measurements(&self, g: &str, h: &str, d: &str) -> Reply {
+        match self.find_host(g, h) {
+            Ok(host) => match host.databases.iter().position(|x| x.name == d) {
+                Some(i) => self.measurements(&host, Of::Database(i)),
+                None => database_not_found(h, d),
+            },
+            Err(e) => e,
+        }
+    }
+
+    fn measurements(&self, host: &Host, of: Of) -> Reply {
+        let Some(gran) = self.query("granularity") else {
             return missing("granularity");
         };
         let step: i64 = match gran {
@@ -29,7 +58,7 @@ impl Ctx<'_> {
             return refused;
         }
         let flavour = self.shared.config.flavour;
-        let (period, start, end) = (q.get("period"), q.get("start"), q.get("end"));
+        let (period, start, end) = (self.query("period"), self.query("start"), self.query("end"));
         let now = self.shared.clock.now().timestamp();
         let (from, to) = match (period, start, end) {
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
@@ -95,7 +124,7 @@ impl Ctx<'_> {
             .enumerate()
             .filter_map(|(i, m)| Some((i, Face::of(flavour, op, m)?)))
             .collect();
-        let wanted = q.all("m");
+        let wanted = self.query_all("m");
         if let Some(max) = flavour.max_measurements().filter(|max| wanted.len() > *max) {
             return err(
                 400,
@@ -159,7 +188,8 @@ impl Ctx<'_> {
         let key = format!(
             "{}?{}#{first}-{last}",
             self.path,
-            q.raw_without_paging()
+            self.q
+                .raw_without_paging()
                 .into_iter()
                 .filter(|kv| !kv.starts_with("period=")
                     && !kv.starts_with("start=")
@@ -168,7 +198,7 @@ impl Ctx<'_> {
                 .join("&")
         );
         // The self link carries the raw query, so it is part of the key too.
-        let key = format!("{key}|{}", q.raw.unwrap_or(""));
+        let key = format!("{key}|{}", self.q.raw.unwrap_or(""));
         if self.shared.config.cache_bytes > 0 {
             if let Some(b) = lock(&self.shared.cache).map.get(&key) {
                 return Reply::json(200, Vec::new()).with_body(b.clone());

@@ -10,8 +10,10 @@ mod global_alerts;
 mod groups;
 mod hosts;
 mod measurements;
+mod performance_advisor;
 
 use super::*;
+use crate::flavour::{Operation, Row, Scope};
 
 pub(crate) struct Ctx<'a> {
     pub(crate) shared: &'a Shared,
@@ -19,9 +21,14 @@ pub(crate) struct Ctx<'a> {
     pub(crate) role: Role,
     pub(crate) user: &'a str,
     pub(crate) path: &'a str,
+    /// The row of the request's operation.
+    pub(crate) row: &'static Row,
     pub(crate) q: &'a Query<'a>,
     pub(crate) r: &'a Render,
 }
+
+/// The query parameters of every request: paging (of a page) and the answer's form.
+const COMMON_QUERY: [&str; 4] = ["pageNum", "itemsPerPage", "pretty", "envelope"];
 
 pub(crate) struct Page {
     pub(crate) num: usize,
@@ -45,7 +52,7 @@ impl Ctx<'_> {
 
     pub(crate) fn page(&self) -> Result<Page, Reply> {
         let parse = |name: &str, default: usize, max: usize| -> Result<usize, Reply> {
-            match self.q.get(name) {
+            match self.query(name) {
                 None => Ok(default),
                 Some(v) => match v.trim().parse::<i64>() {
                     Ok(n) if n >= 1 && n as u64 <= max as u64 => Ok(n as usize),
@@ -126,10 +133,13 @@ impl Ctx<'_> {
         self.shared.world_read()
     }
 
-    pub(crate) fn dispatch(&self, route: &Route<'_>, body: &[u8]) -> Reply {
-        // Any /groups/{g}/... path needs an existing group first.
-        if let Some(g) = route.group() {
-            if !self.world().projects.iter().any(|p| p.id == g) {
+    /// The handler of the operation: every operation of the table has its arm (a new one
+    /// does not compile without it), and nothing else is served.
+    pub(crate) fn dispatch(&self, op: Operation, p: &Params, body: &[u8]) -> Reply {
+        // Any operation below a project needs an existing project first.
+        if self.row.scope() == Scope::Project {
+            let g = p.group();
+            if !self.world().projects.iter().any(|x| x.id == g) {
                 return err(
                     404,
                     "GROUP_NOT_FOUND",
@@ -138,125 +148,87 @@ impl Ctx<'_> {
                 );
             }
         }
-        match *route {
-            Route::Groups => {
-                let w = self.world();
-                let items: Vec<_> = w
-                    .projects
-                    .iter()
-                    .filter(|p| self.role == Role::Owner || p.id == self.shared.keys.ro_group)
-                    .collect();
-                let reply = self.list(items, |p| self.group_json(&w, &p.id));
-                drop(w);
-                reply
+        match op {
+            Operation::GroupsList => self.groups(),
+            Operation::GroupsGet => self.group(p.group()),
+            Operation::HostsList => self.hosts(p.group()),
+            Operation::HostsGet => self.host(p.group(), p.get("host_id")),
+            Operation::HostsPartitions => self.disks(p.group(), p.get("host_id")),
+            Operation::HostsDatabases => self.databases(p.group(), p.get("host_id")),
+            Operation::MeasurementsHost => self.host_measurements(p.group(), p.get("host_id")),
+            Operation::MeasurementsDisk => {
+                self.disk_measurements(p.group(), p.get("host_id"), p.get("partition_name"))
             }
-            Route::Group(g) => {
-                let v = self.group_json(&self.world(), g);
-                self.r.entity(200, v)
+            Operation::MeasurementsDatabase => {
+                self.database_measurements(p.group(), p.get("host_id"), p.get("database_name"))
             }
-            Route::Hosts(g) => {
-                let w = self.world();
-                let cluster = self.q.get("clusterId");
-                let items: Vec<_> = w
-                    .hosts
-                    .iter()
-                    .filter(|h| h.group_id == g && self.has_host(h))
-                    .filter(|h| cluster.is_none_or(|c| h.cluster_id.as_deref() == Some(c)))
-                    .collect();
-                let reply = self.list(items, |h| self.host_json(h));
-                drop(w);
-                reply
+            Operation::AlertConfigsList => self.alert_configs(p.group()),
+            Operation::AlertConfigsOpenAlerts => {
+                self.config_alerts(p.group(), p.get("alert_config_id"))
             }
-            Route::Host(g, h) => match self.find_host(g, h) {
-                Ok(host) => self.r.entity(200, self.host_json(&host)),
-                Err(e) => e,
-            },
-            Route::Disks(g, h) => match self.find_host(g, h) {
-                Ok(host) => {
-                    let items: Vec<_> = host.partitions.iter().collect();
-                    self.list(items, |p| self.disk_json(&host, &p.name))
-                }
-                Err(e) => e,
-            },
-            Route::Disk(g, h, d) => match self.find_host(g, h) {
-                Ok(host) if host.partitions.iter().any(|p| p.name == d) => {
-                    self.r.entity(200, self.disk_json(&host, d))
-                }
-                Ok(_) => device_not_found(h, d),
-                Err(e) => e,
-            },
-            Route::HostMeasurements(g, h) => match self.find_host(g, h) {
-                Ok(host) => self.measurements(&host, Of::Host),
-                Err(e) => e,
-            },
-            Route::DiskMeasurements(g, h, d) => match self.find_host(g, h) {
-                Ok(host) => match host.partitions.iter().position(|p| p.name == d) {
-                    Some(i) => self.measurements(&host, Of::Disk(i)),
-                    None => device_not_found(h, d),
-                },
-                Err(e) => e,
-            },
-            Route::Databases(g, h) => match self.find_host(g, h) {
-                Ok(host) => {
-                    let items: Vec<_> = host.databases.iter().collect();
-                    self.list(items, |d| self.database_json(&host, &d.name))
-                }
-                Err(e) => e,
-            },
-            Route::Database(g, h, d) => match self.find_host(g, h) {
-                Ok(host) if host.databases.iter().any(|x| x.name == d) => {
-                    self.r.entity(200, self.database_json(&host, d))
-                }
-                Ok(_) => database_not_found(h, d),
-                Err(e) => e,
-            },
-            Route::DatabaseMeasurements(g, h, d) => match self.find_host(g, h) {
-                Ok(host) => match host.databases.iter().position(|x| x.name == d) {
-                    Some(i) => self.measurements(&host, Of::Database(i)),
-                    None => database_not_found(h, d),
-                },
-                Err(e) => e,
-            },
-            Route::AlertConfigs(g) => {
-                let w = self.world();
-                let items: Vec<_> = w
-                    .alert_configs
-                    .iter()
-                    .filter(|c| c.group_id == g && self.has_alert_type(&c.event_type_name))
-                    .collect();
-                let reply = self.list(items, |c| self.config_json(c));
-                drop(w);
-                reply
+            Operation::AlertsList => self.project_alerts(p.group()),
+            Operation::AlertsGet => self.project_alert(p.group(), p.get("alert_id")),
+            Operation::AlertsAcknowledge => {
+                self.acknowledge_project_alert(p.group(), p.get("alert_id"), body)
             }
-            Route::AlertConfig(g, c) => {
-                let w = self.world();
-                match w.alert_configs.iter().find(|x| {
-                    x.group_id == g && x.id == c && self.has_alert_type(&x.event_type_name)
-                }) {
-                    Some(cfg) => {
-                        let v = self.config_json(cfg);
-                        drop(w);
-                        self.r.entity(200, v)
-                    }
-                    None => config_not_found(g, c),
-                }
+            Operation::EventsList => self.events(p.group()),
+            Operation::EventsGet => self.event(p.group(), p.get("event_id")),
+            Operation::ClustersList => self.clusters(p.group()),
+            Operation::ClustersGet => self.cluster(p.group(), p.get("cluster")),
+            Operation::GlobalAlertsList => self.cached_alert_list(|| self.global_alerts()),
+            Operation::GlobalAlertsGet => self.global_alert(p.get("alert_id")),
+            Operation::GlobalAlertsAcknowledge => {
+                self.acknowledge_global_alert(p.get("alert_id"), body)
             }
-            Route::AlertConfigAlerts(g, c) => self.config_alerts(g, c),
-            Route::GroupAlerts(g) => self.project_alerts(g),
-            Route::GroupAlert(g, a) => self.project_alert(g, a, body),
-            Route::Events(g) => self.events(g),
-            Route::Event(g, e) => self.event(g, e),
-            Route::Clusters(g) => self.clusters(g),
-            Route::Cluster(g, c) => self.cluster(g, c),
-            Route::GlobalAlerts => self.cached_alert_list(|| self.global_alerts()),
-            Route::GlobalAlert(a) => self.global_alert(a, body),
-            Route::AccessList => self.access_list(),
-            Route::AccessListEntry(id) => self.access_list_entry(id),
+            Operation::AccessListList => self.access_list(),
+            Operation::AccessListDelete => self.delete_access_list_entry(p.get("entry_id")),
+            Operation::PerformanceAdvisorNamespaces => {
+                self.advisor_namespaces(p.group(), p.get("host_id"))
+            }
+            Operation::PerformanceAdvisorSlowQueryLogs => {
+                self.slow_query_logs(p.group(), p.get("host_id"))
+            }
+            Operation::PerformanceAdvisorSuggestedIndexes => {
+                self.suggested_indexes(p.group(), p.get("host_id"))
+            }
         }
     }
 
+    /// The value of the query parameter `name`, one of the row's (or of paging, `pretty`,
+    /// `envelope`): the simulator reads no parameter its row does not name.
+    pub(crate) fn query(&self, name: &str) -> Option<&str> {
+        debug_assert!(
+            self.row.query.contains(&name) || COMMON_QUERY.contains(&name),
+            "{} reads {name}, which its row does not name",
+            self.row.name
+        );
+        self.q.get(name)
+    }
+
+    /// The times of the query parameters `names` (the first and the last of a window, each
+    /// optional): 400 `INVALID_QUERY_PARAMETER` for one that is not ISO 8601.
+    pub(crate) fn time_bounds(
+        &self,
+        names: [&str; 2],
+    ) -> Result<[Option<DateTime<Utc>>; 2], Reply> {
+        let mut bounds = [None, None];
+        for (bound, name) in bounds.iter_mut().zip(names) {
+            if let Some(v) = self.query(name) {
+                *bound = Some(parse_time(v).ok_or_else(|| invalid_query(name, v))?);
+            }
+        }
+        Ok(bounds)
+    }
+
+    /// Every value of the query parameter `name` (repeated: `m`, `eventType`), one of the
+    /// row's.
+    pub(crate) fn query_all(&self, name: &str) -> Vec<&str> {
+        debug_assert!(self.row.query.contains(&name), "{}: {name}", self.row.name);
+        self.q.all(name)
+    }
+
     pub(crate) fn status_filter(&self) -> Result<Option<&str>, Reply> {
-        match self.q.get("status") {
+        match self.query("status") {
             None => Ok(None),
             Some(s @ ("TRACKING" | "OPEN" | "CLOSED")) => Ok(Some(s)),
             Some(s) => Err(err(

@@ -36,7 +36,7 @@ mod event;
 mod group;
 mod host;
 pub(crate) mod measurements;
-mod performance_advisor;
+pub(crate) mod performance_advisor;
 pub(crate) mod time;
 
 // The field tables (`*_fields!`) are read by the frame builders and the Python classes.

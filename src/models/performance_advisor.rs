@@ -297,7 +297,7 @@ fn json_shape(command: &Map<String, Value>, kind: Option<&str>) -> String {
 }
 
 /// `v` with every scalar replaced by `"?"` (keys and operators kept).
-fn mask(v: &Value) -> Value {
+pub(crate) fn mask(v: &Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), mask(v))).collect()),
         Value::Array(a) => Value::Array(a.iter().map(mask).collect()),

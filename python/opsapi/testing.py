@@ -372,14 +372,22 @@ class Simulator:
           Manager; Atlas's ``CLUSTER_INSTANCE_RESTARTED`` of its cluster, for a host of one):
           ``group_id``, ``host_id``, ``process_id``, ``cluster_id``, ``event_id``,
           ``event_type_name``, ``at``;
-        - ``scaling`` (Atlas alone): the compute auto-scaling of the cluster that has it on
+        - ``scaling`` (Atlas alone): the compute auto-scaling of each cluster that has it on
           (``COMPUTE_AUTO_SCALE_INITIATED_BASE``), in the window of the newest connections
-          alert on one of its members (``alert_id``): ``group_id``, ``cluster_id``,
-          ``cluster_name``, ``event_id``, ``event_type_name``, ``at``, ``alert_id``.
+          alert on one of its members (``alert_id``), and the disk auto-scaling (its disk
+          resized: ``DISK_AUTO_SCALE_INITIATED``) of each that has that on, in the window of
+          the newest disk-space alert: ``group_id``, ``cluster_id``, ``cluster_name``,
+          ``event_id``, ``event_type_name``, ``at``, ``alert_id``;
+        - ``slow``: the slow queries behind every CPU or connections alert on a host with a
+          workload: its heaviest collection scan (else its heaviest query pattern) runs ten
+          times as often and three times as slowly from an hour before the alert to its end,
+          as the Performance Advisor then shows: ``group_id``, ``alert_id``, ``host_id``,
+          ``namespace``, ``index`` (the index it suggests, ``{status: 1, createdAt: 1}``;
+          None when an index serves the pattern), ``from``, ``to``.
 
         >>> truth = sim.cause_truth()  # seed 0
         >>> sorted(truth)
-        ['elections', 'restarts', 'scaling']
+        ['elections', 'restarts', 'scaling', 'slow']
         """
         return self._sim.cause_truth()
 

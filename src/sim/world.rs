@@ -27,7 +27,7 @@ pub use alerts::{
     Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,
 };
 pub use breaches::Breach;
-pub use causes::{Causes, ElectionCause, RestartCause, ScalingCause};
+pub use causes::{Causes, ElectionCause, RestartCause, ScalingCause, SlowCause};
 pub use clusters::{tier_size, Cluster, ClusterPart, TIERS};
 pub use findings::{Finding, SeededSeries, ShardGrowth, DIRTY_TRIGGER_PERCENT, OPLOG_TARGET_HOURS};
 
@@ -253,6 +253,9 @@ pub struct Host {
     pub breaches: Vec<Breach>,
     /// Its alias as Atlas names it after its cluster (`userAlias`; `world/clusters.rs`).
     pub alias: Option<String>,
+    /// The spans in which a pattern of its workload runs hot (a seeded cause:
+    /// `world/causes.rs`).
+    pub hot: Vec<workload::Hot>,
 }
 
 impl Host {
@@ -694,6 +697,7 @@ pub fn generate(
                 seeded: Vec::new(),
                 breaches: Vec::new(),
                 alias: None,
+                hot: Vec::new(),
             });
         }
         for plan in CONFIGS.iter() {

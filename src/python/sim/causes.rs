@@ -61,6 +61,18 @@ pub(super) fn truth<'py>(py: Python<'py>, c: Causes, atlas: bool) -> PyResult<Bo
         d.set_item("alert_id", s.alert_id)?;
         rows.push(d);
     }
-    out.set_item("scaling", rows)?;
+    out.set_item("scaling", std::mem::take(&mut rows))?;
+    for c in c.slow {
+        let d = PyDict::new(py);
+        d.set_item("group_id", c.group_id)?;
+        d.set_item("alert_id", c.alert_id)?;
+        d.set_item("host_id", c.host_id)?;
+        d.set_item("namespace", c.namespace)?;
+        d.set_item("index", c.index)?;
+        d.set_item("from", c.from)?;
+        d.set_item("to", c.to)?;
+        rows.push(d);
+    }
+    out.set_item("slow", rows)?;
     Ok(out)
 }

@@ -17,7 +17,13 @@
 //!   (`COMPUTE_AUTO_SCALE_INITIATED_BASE`, its specification's audit, which names no cluster
 //!   either): 10 to 30 minutes into the newest connections alert on one of its members (Atlas
 //!   reacting to the load that raised it), or at a drawn day of the last two weeks where none
-//!   is. Ops Manager and Cloud Manager have no auto-scaling and serve no such event.
+//!   is; and its disk resized by disk auto-scaling (`DISK_AUTO_SCALE_INITIATED`) in the same
+//!   way into the newest disk-space alert of a cluster that has disk auto-scaling on. Ops
+//!   Manager and Cloud Manager have no auto-scaling and serve no such event.
+//! - The slow queries behind every CPU or connections alert on a host with a workload
+//!   ([`SlowCause`]): its heaviest collection scan (else its heaviest pattern) runs hot from
+//!   an hour before the alert to its end, which the Performance Advisor's slow query logs and
+//!   suggested indexes then show.
 //!
 //! Drawn from a random stream of their own after the rest of the world is placed (the alerts
 //! where their breaches settled, the clusters named): they add events and change nothing else
@@ -79,7 +85,7 @@ pub struct ScalingCause {
     pub cluster_id: String,
     /// Its name (what `clusterNames` filters by).
     pub cluster_name: String,
-    /// `COMPUTE_AUTO_SCALE_INITIATED_BASE`.
+    /// `COMPUTE_AUTO_SCALE_INITIATED_BASE` or `DISK_AUTO_SCALE_INITIATED`.
     pub event_type_name: &'static str,
     /// The event.
     pub event_id: String,
@@ -89,14 +95,38 @@ pub struct ScalingCause {
     pub alert_id: Option<String>,
 }
 
+/// The slow queries behind a CPU or connections alert: one pattern of its host's workload
+/// that runs [`workload::HOT_RATE`] times as often and [`workload::HOT_DURATION`] times as
+/// slowly from an hour before the alert to its end (at least an hour after it began).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlowCause {
+    /// Project.
+    pub group_id: String,
+    /// The alert.
+    pub alert_id: String,
+    /// Its host.
+    pub host_id: String,
+    /// The namespace of the hot pattern (`<database>.<collection>`).
+    pub namespace: String,
+    /// The index the Performance Advisor suggests for it (`{status: 1, createdAt: 1}`), when
+    /// no index serves it.
+    pub index: Option<String>,
+    /// The hot span.
+    pub from: DateTime<Utc>,
+    /// Its end.
+    pub to: DateTime<Utc>,
+}
+
 /// What the world seeded as causes (see the module's documentation).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Causes {
+    /// The slow queries behind each CPU or connections alert on a host with a workload.
+    pub slow: Vec<SlowCause>,
     /// One election before each replication-lag alert, in the alerts' order (global first).
     pub elections: Vec<ElectionCause>,
     /// Every host's last restart, in host order.
     pub restarts: Vec<RestartCause>,
-    /// Atlas's auto-scaling events.
+    /// Atlas's auto-scaling events (compute, then disk).
     pub scaling: Vec<ScalingCause>,
 }
 
@@ -109,6 +139,7 @@ pub(super) fn seed(world: &mut World, seed: u64) {
     elections(world, &mut r, &mut causes, &mut events);
     restarts(world, &mut r, &mut causes, &mut events);
     scaling(world, &mut r, &mut causes, &mut events);
+    slow(world, seed, &mut causes);
     world.causes = causes;
     add_events(world, events);
 }
@@ -132,6 +163,72 @@ fn name_clusters(world: &mut World) {
     {
         let of = a.host_id.as_deref().and_then(|h| names.get(h));
         a.cluster_name = of.map(|n| n.to_string());
+    }
+}
+
+/// Whether an alert's metric is the load slow queries raise: connections or a CPU's.
+fn load_metric(metric: &str) -> bool {
+    metric == "CONNECTIONS" || metric.contains("CPU")
+}
+
+/// The slow queries behind each CPU or connections alert on a host whose workload has a
+/// pattern: its heaviest scan (the most milliseconds an hour), else its heaviest pattern,
+/// runs hot around the alert.
+fn slow(world: &mut World, seed: u64, causes: &mut Causes) {
+    let anchor = world.anchor;
+    // Each alert's cause, its namespace and index to be found; `from`..`to`: the alert.
+    let alerts: Vec<SlowCause> = world
+        .alerts
+        .iter()
+        .chain(&world.alert_history)
+        .filter(|a| a.metric_name.as_deref().is_some_and(load_metric))
+        .filter_map(|a| {
+            Some(SlowCause {
+                group_id: a.group_id.clone(),
+                alert_id: a.id.clone(),
+                host_id: a.host_id.clone()?,
+                namespace: String::new(),
+                index: None,
+                from: a.created,
+                to: a
+                    .resolved
+                    .unwrap_or(anchor)
+                    .max(a.created + CDuration::hours(1)),
+            })
+        })
+        .collect();
+    for mut cause in alerts {
+        let Some(host) = world.hosts.iter_mut().find(|h| h.id == cause.host_id) else {
+            continue;
+        };
+        let patterns = workload::patterns(seed, host);
+        let heavy = |p: &&workload::Pattern| p.typical_ms * p.per_hour;
+        let by_weight =
+            |a: &&workload::Pattern, b: &&workload::Pattern| heavy(a).total_cmp(&heavy(b));
+        let chosen = patterns
+            .iter()
+            .filter(|p| !p.indexed)
+            .max_by(by_weight)
+            .or_else(|| patterns.iter().max_by(by_weight));
+        let Some(p) = chosen else {
+            continue;
+        };
+        let pattern = patterns.iter().position(|x| x == p).unwrap_or(0);
+        cause.from -= CDuration::hours(1);
+        host.hot.push(workload::Hot {
+            pattern,
+            from: cause.from,
+            to: cause.to,
+        });
+        cause.index = (!p.indexed).then(|| {
+            let keys: Vec<String> = workload::index_keys(p)
+                .into_iter()
+                .map(|(f, o)| format!("{f}: {o}"))
+                .collect();
+            format!("{{{}}}", keys.join(", "))
+        });
+        cause.namespace = p.namespace.clone();
+        causes.slow.push(cause);
     }
 }
 
@@ -244,55 +341,77 @@ fn restarts(world: &World, r: &mut SplitMix64, causes: &mut Causes, events: &mut
     }
 }
 
-/// Atlas's compute auto-scaling of the cluster that has it, in the window of the newest
-/// connections alert on one of its members.
+/// Atlas's auto-scaling of each cluster that has it on: compute (`COMPUTE_AUTO_SCALE_INITIATED_BASE`)
+/// in the window of the newest connections alert on one of its members, disk
+/// (`DISK_AUTO_SCALE_INITIATED`, its disk resized) in that of the newest disk-space alert.
 fn scaling(world: &World, r: &mut SplitMix64, causes: &mut Causes, events: &mut Vec<Event>) {
-    for c in world
-        .clusters
-        .iter()
-        .filter(|c| c.compute_auto_scaling.is_some())
-    {
-        let members: Vec<&str> = world
-            .hosts
-            .iter()
-            .filter(|h| h.cluster_id.as_deref() == Some(c.id.as_str()))
-            .map(|h| h.id.as_str())
-            .collect();
-        let newest = world
-            .alerts
-            .iter()
-            .chain(&world.alert_history)
-            .filter(|a| a.metric_name.as_deref() == Some("CONNECTIONS"))
-            .filter(|a| a.host_id.as_deref().is_some_and(|h| members.contains(&h)))
-            .max_by_key(|a| (a.created, a.id.clone()));
-        let drawn = r.range(600, 1800) as i64;
-        let (at, alert_id) = match newest {
-            Some(a) => {
-                let open = a.resolved.map(|e| (e - a.created).num_seconds());
-                let into = open.map_or(drawn, |s| drawn.min(s / 2).max(60));
-                (a.created + CDuration::seconds(into), Some(a.id.clone()))
-            }
-            None => {
-                let back = r.range(86_400, 13 * 86_400) as i64;
-                (world.anchor - CDuration::seconds(back), None)
-            }
-        };
-        let at = DateTime::<Utc>::from_timestamp(at.timestamp(), 0).unwrap_or(at);
-        let etype = "COMPUTE_AUTO_SCALE_INITIATED_BASE";
-        let e = event(
-            body(r, &c.group_id, at, etype),
-            Some(c.id.clone()),
-            Some(true),
-        );
-        causes.scaling.push(ScalingCause {
-            group_id: c.group_id.clone(),
-            cluster_id: c.id.clone(),
-            cluster_name: c.name.clone(),
-            event_type_name: etype,
-            event_id: e.id.clone(),
-            at,
-            alert_id,
-        });
-        events.push(e);
+    type Has = fn(&Cluster) -> bool;
+    let compute: Has = |c| c.compute_auto_scaling.is_some();
+    let disk: Has = |c| c.disk_auto_scaling;
+    let kinds = [
+        (compute, "CONNECTIONS", "COMPUTE_AUTO_SCALE_INITIATED_BASE"),
+        (
+            disk,
+            "DISK_PARTITION_SPACE_USED_DATA",
+            "DISK_AUTO_SCALE_INITIATED",
+        ),
+    ];
+    for (has, metric, etype) in kinds {
+        for c in world.clusters.iter().filter(|c| has(c)) {
+            let (at, alert_id) = scaled_at(world, r, c, metric);
+            let e = event(
+                body(r, &c.group_id, at, etype),
+                Some(c.id.clone()),
+                Some(true),
+            );
+            causes.scaling.push(ScalingCause {
+                group_id: c.group_id.clone(),
+                cluster_id: c.id.clone(),
+                cluster_name: c.name.clone(),
+                event_type_name: etype,
+                event_id: e.id.clone(),
+                at,
+                alert_id,
+            });
+            events.push(e);
+        }
     }
+}
+
+/// When Atlas scaled `c`: 10 to 30 minutes into the newest `metric` alert on one of its
+/// members (half-way through one that lasted less), or at a drawn day of the last two weeks
+/// where none is.
+fn scaled_at(
+    world: &World,
+    r: &mut SplitMix64,
+    c: &Cluster,
+    metric: &str,
+) -> (DateTime<Utc>, Option<String>) {
+    let members: Vec<&str> = world
+        .hosts
+        .iter()
+        .filter(|h| h.cluster_id.as_deref() == Some(c.id.as_str()))
+        .map(|h| h.id.as_str())
+        .collect();
+    let newest = world
+        .alerts
+        .iter()
+        .chain(&world.alert_history)
+        .filter(|a| a.metric_name.as_deref() == Some(metric))
+        .filter(|a| a.host_id.as_deref().is_some_and(|h| members.contains(&h)))
+        .max_by_key(|a| (a.created, a.id.clone()));
+    let drawn = r.range(600, 1800) as i64;
+    let (at, alert_id) = match newest {
+        Some(a) => {
+            let open = a.resolved.map(|e| (e - a.created).num_seconds());
+            let into = open.map_or(drawn, |s| drawn.min(s / 2).max(60));
+            (a.created + CDuration::seconds(into), Some(a.id.clone()))
+        }
+        None => {
+            let back = r.range(86_400, 13 * 86_400) as i64;
+            (world.anchor - CDuration::seconds(back), None)
+        }
+    };
+    let at = DateTime::<Utc>::from_timestamp(at.timestamp(), 0).unwrap_or(at);
+    (at, alert_id)
 }

@@ -191,7 +191,9 @@ async def test_a_replica_set_alert_gives_state_and_events_and_never_raises(sim, 
     assert ctx.granularity == "PT5M"
     assert ctx.start == floor(alert.created - dt.timedelta(hours=2), five)
     assert ctx.end == floor(alert.resolved + dt.timedelta(hours=1), five)
-    hosts, events = requests_of(sim)[:2]
+    # The members first; then the events (and each member's Performance Advisor) at once.
+    hosts, *rest = requests_of(sim)
+    [events] = [r for r in rest if r[1].endswith("/events")]
     assert hosts == get(f"/groups/{g}/hosts", PAGE1)
     assert events_asked(events, ctx.start, ctx.end) >= OPS_MANAGER_ASKED
     # The window's events about its members, its replica set or the alert itself, and the
@@ -351,6 +353,8 @@ def test_on_atlas_alerts_show_context_shows_each_metric_alerts_series(atlas, cap
         assert code == 0, err
         ctx = reader.alerts.context(reader.alerts.get(g, a))
         assert f", threshold {ctx.threshold:,g}" in out, out
-        line = out.rstrip("\n").splitlines()[-2]
+        # The series' name, sparkline and figures follow the context's line.
+        lines = out.splitlines()
+        line = lines[[i for i, x in enumerate(lines) if x.startswith("context ")][0] + 2]
         values = ctx.frame["value"].to_list()
         assert len(values) > 2 and line.strip() == sparkline(values).strip(), (a, out)

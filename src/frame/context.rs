@@ -5,12 +5,11 @@ use polars::prelude::*;
 
 use super::lists::Cols;
 use super::polars_err;
-use crate::api::alerts::slow::{IndexSuggestion, SlowQueryShape};
-use crate::api::alerts::AlertContext;
-use crate::api::event_kinds::{host_named, kind_of, said};
 use crate::error::Result;
+use crate::models::event_kinds::{host_named, kind_of, said};
+use crate::models::{Event, IndexSuggestion, SlowQueryShape};
 
-/// The columns of [`AlertContext::events_frame`].
+/// The columns of `AlertContext::events_frame`.
 pub const EVENT_COLUMNS: [&str; 9] = [
     "created",
     "event_type_name",
@@ -23,7 +22,7 @@ pub const EVENT_COLUMNS: [&str; 9] = [
     "alert_id",
 ];
 
-/// The columns of [`AlertContext::slow_queries_frame`].
+/// The columns of `AlertContext::slow_queries_frame`.
 pub const SLOW_QUERY_COLUMNS: [&str; 10] = [
     "namespace",
     "shape",
@@ -37,7 +36,7 @@ pub const SLOW_QUERY_COLUMNS: [&str; 10] = [
     "index",
 ];
 
-/// The columns of [`AlertContext::suggested_indexes_frame`].
+/// The columns of `AlertContext::suggested_indexes_frame`.
 pub const INDEX_COLUMNS: [&str; 7] = [
     "host",
     "namespace",
@@ -48,68 +47,39 @@ pub const INDEX_COLUMNS: [&str; 7] = [
     "weight",
 ];
 
-impl AlertContext {
-    /// The deployment's events of the window, oldest first: `created`, `event_type_name`,
-    /// `kind` (`election`, `restart`, `scaling`, ...: [`crate::api::event_kinds`]), `said`
-    /// (what it says, in words), `host` (`hostname:port` where it names one), and its
-    /// `replica_set_name`, `id`, `host_id` and `alert_id`.
-    ///
-    /// ```no_run
-    /// # async fn f(client: opsapi::Client, alert: opsapi::Alert) -> opsapi::Result<()> {
-    /// let ctx = client.alerts().context(&alert, &opsapi::ContextOptions::new()).await?;
-    /// let events = ctx.events_frame()?;
-    /// assert_eq!(events.get_column_names(), opsapi::frame::context::EVENT_COLUMNS);
-    /// # Ok(()) }
-    /// ```
-    pub fn events_frame(&self) -> Result<DataFrame> {
-        let e = &self.events;
-        let mut c = Cols::new(e.len());
-        c.time("created", e.iter().map(|x| x.created));
-        c.str(
-            "event_type_name",
-            e.iter().map(|x| x.event_type_name.as_deref()),
-        );
-        c.str(
-            "kind",
-            e.iter().map(|x| {
-                x.event_type_name
-                    .as_deref()
-                    .and_then(kind_of)
-                    .map(|k| k.as_str())
-            }),
-        );
-        let said: Vec<String> = e.iter().map(said).collect();
-        c.str("said", said.iter().map(|s| Some(s.as_str())));
-        let hosts: Vec<Option<String>> = e.iter().map(host_named).collect();
-        c.str("host", hosts.iter().map(|h| h.as_deref()));
-        c.str(
-            "replica_set_name",
-            e.iter().map(|x| x.replica_set_name.as_deref()),
-        );
-        c.str("id", e.iter().map(|x| x.id.as_deref()));
-        c.str("host_id", e.iter().map(|x| x.host_id.as_deref()));
-        c.str("alert_id", e.iter().map(|x| x.alert_id.as_deref()));
-        c.finish()
-    }
-
-    /// The window's slow queries by namespace and query shape, the most time first:
-    /// `namespace`, `shape`, `count`, `total_ms`, `median_ms`, `docs_examined`,
-    /// `docs_returned`, `examined_per_returned`, `plan_summary` and `index` (the suggested
-    /// index that would serve the shape, if one is).
-    pub fn slow_queries_frame(&self) -> Result<DataFrame> {
-        slow_queries_frame(&self.slow_queries)
-    }
-
-    /// The indexes suggested for the window's namespaces: `host`, `namespace`, `index` (its
-    /// keys, `{status: 1, createdAt: 1}`), `shapes` (a list of the shapes it serves),
-    /// `count` and `avg_ms` (of those shapes' queries) and `weight` (Atlas's share of the
-    /// improvement).
-    pub fn suggested_indexes_frame(&self) -> Result<DataFrame> {
-        suggested_indexes_frame(&self.suggested_indexes)
-    }
+/// The frame of a context's events (`AlertContext::events_frame`).
+pub fn events_frame(e: &[Event]) -> Result<DataFrame> {
+    let mut c = Cols::new(e.len());
+    c.time("created", e.iter().map(|x| x.created));
+    c.str(
+        "event_type_name",
+        e.iter().map(|x| x.event_type_name.as_deref()),
+    );
+    c.str(
+        "kind",
+        e.iter().map(|x| {
+            x.event_type_name
+                .as_deref()
+                .and_then(kind_of)
+                .map(|k| k.as_str())
+        }),
+    );
+    let said: Vec<String> = e.iter().map(said).collect();
+    c.str("said", said.iter().map(|s| Some(s.as_str())));
+    let hosts: Vec<Option<String>> = e.iter().map(host_named).collect();
+    c.str("host", hosts.iter().map(|h| h.as_deref()));
+    c.str(
+        "replica_set_name",
+        e.iter().map(|x| x.replica_set_name.as_deref()),
+    );
+    c.str("id", e.iter().map(|x| x.id.as_deref()));
+    c.str("host_id", e.iter().map(|x| x.host_id.as_deref()));
+    c.str("alert_id", e.iter().map(|x| x.alert_id.as_deref()));
+    c.finish()
 }
 
-fn slow_queries_frame(s: &[SlowQueryShape]) -> Result<DataFrame> {
+/// The frame of a context's slow queries (`AlertContext::slow_queries_frame`).
+pub fn slow_queries_frame(s: &[SlowQueryShape]) -> Result<DataFrame> {
     let mut c = Cols::new(s.len());
     c.str("namespace", s.iter().map(|x| Some(x.namespace.as_str())));
     c.str("shape", s.iter().map(|x| Some(x.shape.as_str())));
@@ -133,7 +103,8 @@ fn slow_queries_frame(s: &[SlowQueryShape]) -> Result<DataFrame> {
     c.finish()
 }
 
-fn suggested_indexes_frame(s: &[IndexSuggestion]) -> Result<DataFrame> {
+/// The frame of a context's suggested indexes (`AlertContext::suggested_indexes_frame`).
+pub fn suggested_indexes_frame(s: &[IndexSuggestion]) -> Result<DataFrame> {
     let mut c = Cols::new(s.len());
     c.str("host", s.iter().map(|x| Some(x.host.as_str())));
     c.str("namespace", s.iter().map(|x| Some(x.namespace.as_str())));

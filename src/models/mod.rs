@@ -33,6 +33,7 @@
 mod alert;
 mod cluster;
 mod event;
+pub mod event_kinds;
 mod group;
 mod host;
 pub(crate) mod measurements;
@@ -62,8 +63,8 @@ pub(crate) use performance_advisor::{
     suggested_index_fields, suggested_indexes_fields,
 };
 pub use performance_advisor::{
-    Namespace, Namespaces, QueryShape, SlowQuery, SlowQueryLogs, SlowQueryRow, SuggestedIndex,
-    SuggestedIndexes,
+    IndexSuggestion, Namespace, Namespaces, QueryShape, SlowQuery, SlowQueryLogs, SlowQueryRow,
+    SlowQueryShape, SuggestedIndex, SuggestedIndexes,
 };
 
 use serde::Serialize;

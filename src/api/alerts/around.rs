@@ -1,5 +1,5 @@
 //! What happened around an alert: the events of its deployment in its context's window,
-//! asked in the flavour's own event types ([`crate::api::event_kinds`]) with the documented
+//! asked in the flavour's own event types ([`crate::models::event_kinds`]) with the documented
 //! `eventType`, `minDate` and `maxDate` filters, and on Atlas the cluster's own events (its
 //! auto-scaling, instance restarts and updates, which name no cluster) with `clusterNames`.
 //!
@@ -8,11 +8,12 @@
 
 use chrono::{DateTime, Utc};
 
-use super::context::AlertContext;
-use crate::api::event_kinds::{event_type, types_for, EventScope};
+use super::alert_context::AlertContext;
+use super::missing::part;
 use crate::api::events::{list_with_request, EventsQuery};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::flavour::Flavour;
+use crate::models::event_kinds::{event_type, types_for, EventScope};
 use crate::models::Event;
 use crate::paging::list_all;
 use crate::request::Request;
@@ -73,41 +74,6 @@ pub fn cluster_events_request(
 ) -> Result<Request> {
     let q = window_of(Flavour::Atlas, &[EventScope::Cluster], start, end);
     Ok(list_with_request(group_id, &q)?.query([("clusterNames", cluster_name.to_string())]))
-}
-
-/// Why a part of a context is left out, for an error that only costs that part: a key
-/// without the permission (403), an endpoint the server lacks (404), an operation the flavour
-/// lacks; `None` for any other error, which fails the context.
-pub(crate) fn why_missing(e: &Error, what: &str) -> Option<String> {
-    match e {
-        Error::Unsupported { flavour, .. } => Some(format!("{flavour} has no {what}")),
-        Error::Api(a) if a.status == 403 => Some(format!(
-            "the key may not read {what} (HTTP 403{})",
-            a.error_code
-                .as_deref()
-                .map(|c| format!(" {c}"))
-                .unwrap_or_default()
-        )),
-        Error::Api(a) if a.status == 404 => Some(format!(
-            "the server has no {what} here (HTTP 404{})",
-            a.error_code
-                .as_deref()
-                .map(|c| format!(" {c}"))
-                .unwrap_or_default()
-        )),
-        _ => None,
-    }
-}
-
-/// A part's result: its value, or why it is missing; other errors fail the context.
-pub(crate) fn part<T>(r: Result<T>, what: &str) -> Result<Result<T, String>> {
-    match r {
-        Ok(v) => Ok(Ok(v)),
-        Err(e) => match why_missing(&e, what) {
-            Some(why) => Ok(Err(why)),
-            None => Err(e),
-        },
-    }
 }
 
 /// `hostname:port` of a host, as alerts and events name it.

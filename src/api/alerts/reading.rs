@@ -5,8 +5,8 @@
 
 use chrono::{DateTime, Utc};
 
-use super::context::AlertContext;
-use crate::api::event_kinds::{event_type, said, EventKind, EventScope};
+use super::alert_context::AlertContext;
+use crate::models::event_kinds::{event_type, said, EventKind, EventScope};
 
 /// At most this many events are named; the rest are counted.
 const MAX_EVENTS: usize = 3;
@@ -140,6 +140,38 @@ fn events(ctx: &AlertContext) -> Vec<String> {
     out
 }
 
+/// What the reading says of the slow queries: the namespace whose slow queries took the
+/// most time in the window, how many, and the index missing for its top shape (`4 100 slow
+/// queries on orders.items (no index on {status: 1, createdAt: 1})`); `None` without any.
+fn slow_said(ctx: &AlertContext) -> Option<String> {
+    let mut by_ns: Vec<(&str, u64, f64)> = Vec::new();
+    for s in &ctx.slow_queries {
+        match by_ns.iter_mut().find(|(ns, _, _)| *ns == s.namespace) {
+            Some(x) => {
+                x.1 += s.count;
+                x.2 += s.total_ms;
+            }
+            None => by_ns.push((&s.namespace, s.count, s.total_ms)),
+        }
+    }
+    let (ns, count, _) = by_ns
+        .into_iter()
+        .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(a.0)))?;
+    let top = ctx
+        .slow_queries
+        .iter()
+        .filter(|s| s.namespace == ns)
+        .max_by(|a, b| a.total_ms.total_cmp(&b.total_ms))?;
+    let plural = if count == 1 { "query" } else { "queries" };
+    let mut out = format!("{} slow {plural} on {ns}", number(count as f64));
+    if let Some(index) = &top.index {
+        out.push_str(&format!(" (no index on {index})"));
+    } else if top.plan_summary.as_deref() == Some("COLLSCAN") {
+        out.push_str(" (collection scans)");
+    }
+    Some(out)
+}
+
 /// The reading of a context (see the module's documentation): what happened, then what the
 /// context found beside it.
 ///
@@ -154,7 +186,7 @@ fn events(ctx: &AlertContext) -> Vec<String> {
 /// ```
 pub fn reading(ctx: &AlertContext) -> String {
     let mut out = what(ctx);
-    if let Some(slow) = super::slow::said(ctx) {
+    if let Some(slow) = slow_said(ctx) {
         out.push_str(", with ");
         out.push_str(&slow);
     }

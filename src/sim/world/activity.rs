@@ -241,3 +241,19 @@ fn diffs(r: &mut SplitMix64) -> Value {
         "type": "ROLES"
     }])
 }
+
+/// Adds events to their projects' events, keeping each project's newest first.
+pub(super) fn add_events(world: &mut World, events: Vec<Event>) {
+    if events.is_empty() {
+        return;
+    }
+    let order: Vec<String> = world.projects.iter().map(|p| p.id.clone()).collect();
+    let rank = |g: &str| order.iter().position(|x| x == g).unwrap_or(usize::MAX);
+    world.events.extend(events);
+    world.events.sort_by(|a, b| {
+        rank(&a.group_id)
+            .cmp(&rank(&b.group_id))
+            .then(b.created.cmp(&a.created))
+            .then(b.id.cmp(&a.id))
+    });
+}

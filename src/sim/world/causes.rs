@@ -33,8 +33,7 @@
 use chrono::Duration as CDuration;
 use serde_json::{json, Map, Value};
 
-use super::activity::add_host;
-use super::alerts::add_events;
+use super::activity::{add_events, add_host};
 use super::*;
 
 /// The election seeded before a replication-lag alert, or at the end of a replica set's

@@ -366,6 +366,39 @@ class Simulator:
         """
         return self._sim.headroom_truth()
 
+    def cause_truth(self) -> dict[str, Any]:
+        """The causes seeded into the world, each what an alert's context
+        (``client.alerts.context``) or the capacity report must name beside what happened: a
+        dict of lists, events as this simulator's flavour names them.
+
+        - ``elections``: the ``PRIMARY_ELECTED`` before each replication-lag alert (3 to 20
+          minutes before it was raised), and the one that ended each no-primary alert (at its
+          resolution; ``ends`` is true): ``group_id``, ``alert_id``, ``ends``,
+          ``replica_set_name``, ``primary`` (``hostname:port``), ``event_id``,
+          ``event_type_name``, ``at``;
+        - ``restarts``: every host's last restart (``HOST_RESTARTED`` on Ops Manager and Cloud
+          Manager; Atlas's ``CLUSTER_INSTANCE_RESTARTED`` of its cluster, for a host of one):
+          ``group_id``, ``host_id``, ``process_id``, ``cluster_id``, ``event_id``,
+          ``event_type_name``, ``at``;
+        - ``scaling`` (Atlas alone): the compute auto-scaling of each cluster that has it on
+          (``COMPUTE_AUTO_SCALE_INITIATED_BASE``), in the window of the newest connections
+          alert on one of its members (``alert_id``), and the disk auto-scaling (its disk
+          resized: ``DISK_AUTO_SCALE_INITIATED``) of each that has that on, in the window of
+          the newest disk-space alert: ``group_id``, ``cluster_id``, ``cluster_name``,
+          ``event_id``, ``event_type_name``, ``at``, ``alert_id``;
+        - ``slow``: the slow queries behind every CPU or connections alert on a host with a
+          workload: its heaviest collection scan (else its heaviest query pattern) runs ten
+          times as often and three times as slowly from an hour before the alert to its end,
+          as the Performance Advisor then shows: ``group_id``, ``alert_id``, ``host_id``,
+          ``namespace``, ``index`` (the index it suggests, ``{status: 1, createdAt: 1}``;
+          None when an index serves the pattern), ``from``, ``to``.
+
+        >>> truth = sim.cause_truth()  # seed 0
+        >>> sorted(truth)
+        ['elections', 'restarts', 'scaling', 'slow']
+        """
+        return self._sim.cause_truth()
+
     def cluster_truth(self) -> list[dict[str, Any]]:
         """The seeded clusters (replica sets and sharded clusters), in the world's order:
         dicts with ``group_id``, ``id`` (the id its hosts name), ``name``, ``type``

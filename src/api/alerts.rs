@@ -17,8 +17,13 @@ use crate::models::{Alert, AlertStatus};
 use crate::paging::{every_project, list_all, per_project, project_ids, stream_all, AlertList};
 use crate::request::{PathBuilder, Request};
 
+mod alert_context;
+pub mod around;
 pub mod context;
 mod metric;
+mod missing;
+pub mod reading;
+pub mod slow;
 pub use context::{AlertContext, ContextOptions, MetricKind};
 
 /// The status filter both alert listings share: `TRACKING`, `OPEN` or `CLOSED` (the service

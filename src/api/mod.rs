@@ -8,6 +8,7 @@ pub mod acknowledgement;
 pub mod alert_configs;
 pub mod alerts;
 pub mod clusters;
+pub use crate::models::event_kinds;
 pub mod events;
 pub mod global_alerts;
 pub mod groups;

@@ -335,10 +335,11 @@ operations! {
         query ["granularity", "period", "start", "end", "m"],
         set Monitoring, versions ["2023-01-01"]
     }
-    /// `GET /groups/{group_id}/events`
+    /// `GET /groups/{group_id}/events` (`clusterNames`: Atlas's alone, which an alert's
+    /// context sends for its cluster's own events)
     EventsList "events.list" {
         GET "/groups/{group_id}/events" -> Page,
-        query ["eventType", "minDate", "maxDate", "includeRaw"],
+        query ["eventType", "minDate", "maxDate", "includeRaw", "clusterNames"],
         set Events, versions ["2023-01-01"]
     }
     /// `GET /groups/{group_id}/events/{event_id}`

@@ -7,6 +7,7 @@
 //! null: never NaN, 0, or dropped. Timestamps are `Datetime(ms, UTC)`.
 
 pub(crate) mod columns;
+pub mod context;
 mod keys;
 pub(crate) mod lists;
 pub(crate) mod long;

@@ -33,10 +33,11 @@
 mod alert;
 mod cluster;
 mod event;
+pub mod event_kinds;
 mod group;
 mod host;
 pub(crate) mod measurements;
-mod performance_advisor;
+pub(crate) mod performance_advisor;
 pub(crate) mod time;
 
 // The field tables (`*_fields!`) are read by the frame builders and the Python classes.
@@ -62,8 +63,8 @@ pub(crate) use performance_advisor::{
     suggested_index_fields, suggested_indexes_fields,
 };
 pub use performance_advisor::{
-    Namespace, Namespaces, QueryShape, SlowQuery, SlowQueryLogs, SlowQueryRow, SuggestedIndex,
-    SuggestedIndexes,
+    IndexSuggestion, Namespace, Namespaces, QueryShape, SlowQuery, SlowQueryLogs, SlowQueryRow,
+    SlowQueryShape, SuggestedIndex, SuggestedIndexes,
 };
 
 use serde::Serialize;

@@ -169,6 +169,76 @@ macro_rules! suggested_indexes_fields {
 pub(crate) use suggested_indexes_fields;
 suggested_indexes_fields!(declare_model);
 
+/// The slow queries of one namespace and query shape in a window.
+///
+/// ```no_run
+/// # async fn f(client: opsapi::Client, alert: opsapi::Alert) -> opsapi::Result<()> {
+/// let ctx = client.alerts().context(&alert, &opsapi::ContextOptions::new()).await?;
+/// for s in &ctx.slow_queries {
+///     println!("{} {} x{} {:?}/returned", s.namespace, s.shape, s.count, s.examined_per_returned());
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SlowQueryShape {
+    /// `<database>.<collection>`.
+    pub namespace: String,
+    /// The command and its filter with every value masked (`find {"status":"?"}`), its sort
+    /// after ` sort `.
+    pub shape: String,
+    /// How many of the window's slow queries have it.
+    pub count: u64,
+    /// Their total duration, in milliseconds.
+    pub total_ms: f64,
+    /// Their median duration, in milliseconds.
+    pub median_ms: f64,
+    /// Documents they examined.
+    pub docs_examined: u64,
+    /// Documents they returned.
+    pub docs_returned: u64,
+    /// Their commonest plan (`COLLSCAN`, `IXSCAN { status: 1 }`).
+    pub plan_summary: Option<String>,
+    /// The suggested index that would serve them (`{status: 1, createdAt: 1}`), if one is.
+    pub index: Option<String>,
+}
+
+impl SlowQueryShape {
+    /// Documents examined per document returned (`None` when none was returned and none
+    /// examined; the examined count when none was returned).
+    pub fn examined_per_returned(&self) -> Option<f64> {
+        match (self.docs_examined, self.docs_returned) {
+            (0, 0) => None,
+            (e, 0) => Some(e as f64),
+            (e, r) => Some(e as f64 / r as f64),
+        }
+    }
+}
+
+/// An index the Performance Advisor suggests for the window's namespaces, with the shapes it
+/// serves.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct IndexSuggestion {
+    /// The host whose queries it would serve (`hostname:port` on Atlas, the host id else).
+    pub host: String,
+    /// `<database>.<collection>`.
+    pub namespace: String,
+    /// Its keys, in order: `{status: 1, createdAt: 1}`.
+    pub index: String,
+    /// The fields its keys name, in order.
+    pub fields: Vec<String>,
+    /// The shapes it serves, as the Performance Advisor describes them (its example
+    /// queries' filters, masked), with their count and mean duration.
+    pub shapes: Vec<String>,
+    /// Queries of those shapes the Performance Advisor examined.
+    pub count: u64,
+    /// Their mean duration, in milliseconds, weighted by count.
+    pub avg_ms: Option<f64>,
+    /// Atlas's `weight`: its share of the improvement.
+    pub weight: Option<f64>,
+}
+
 /// What one slow query's log line says ([`SlowQueryLogs::rows`]): each part `None` where the
 /// line does not say it.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -297,7 +367,7 @@ fn json_shape(command: &Map<String, Value>, kind: Option<&str>) -> String {
 }
 
 /// `v` with every scalar replaced by `"?"` (keys and operators kept).
-fn mask(v: &Value) -> Value {
+pub(crate) fn mask(v: &Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), mask(v))).collect()),
         Value::Array(a) => Value::Array(a.iter().map(mask).collect()),

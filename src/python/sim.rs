@@ -12,6 +12,7 @@ use pyo3::types::PyDict;
 use crate::sim::{Retention, SimConfig, SimTls, Simulator};
 
 mod alerts;
+mod causes;
 mod faults;
 mod flavour;
 mod truth;

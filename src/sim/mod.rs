@@ -48,6 +48,7 @@
 //! truth accessors; the server, world and faults have files of their own.)
 
 mod aim;
+mod causes;
 mod churn;
 pub mod cli;
 mod clock;
@@ -84,6 +85,7 @@ pub use world::{
 pub use world::{
     Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,
 };
+pub use world::{Causes, ElectionCause, RestartCause, ScalingCause, SlowCause};
 
 /// How to seed and run a simulator.
 #[derive(Debug, Clone)]

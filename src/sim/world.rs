@@ -17,6 +17,7 @@ mod activity;
 mod alerts;
 use activity::{gen_alerts, gen_events};
 mod breaches;
+mod causes;
 mod clusters;
 mod findings;
 mod roles;
@@ -26,6 +27,7 @@ pub use alerts::{
     Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,
 };
 pub use breaches::Breach;
+pub use causes::{Causes, ElectionCause, RestartCause, ScalingCause, SlowCause};
 pub use clusters::{tier_size, Cluster, ClusterPart, TIERS};
 pub use findings::{Finding, SeededSeries, ShardGrowth, DIRTY_TRIGGER_PERCENT, OPLOG_TARGET_HOURS};
 
@@ -251,6 +253,9 @@ pub struct Host {
     pub breaches: Vec<Breach>,
     /// Its alias as Atlas names it after its cluster (`userAlias`; `world/clusters.rs`).
     pub alias: Option<String>,
+    /// The spans in which a pattern of its workload runs hot (a seeded cause:
+    /// `world/causes.rs`).
+    pub hot: Vec<workload::Hot>,
 }
 
 impl Host {
@@ -316,6 +321,9 @@ pub struct Alert {
     pub acknowledgement_comment: Option<String>,
     /// Who acknowledged.
     pub acknowledging_username: Option<String>,
+    /// The name of its host's cluster (Atlas's `clusterName`), set once the clusters are
+    /// named (`world/causes.rs`).
+    pub cluster_name: Option<String>,
 }
 
 impl Alert {
@@ -342,6 +350,13 @@ pub struct Event {
     pub event_type_name: String,
     /// The whole JSON object as served (without `links` and `raw`).
     pub body: Value,
+    /// The cluster it is about where its body names no host (Atlas's cluster events, which
+    /// its `clusterNames` filter finds): else the cluster of the host it names.
+    pub cluster_id: Option<String>,
+    /// The flavours that have it: `None` every flavour, `Some(true)` Atlas alone (its
+    /// auto-scaling), `Some(false)` Ops Manager and Cloud Manager alone (a name Atlas's
+    /// specification does not have, such as `HOST_RESTARTED`).
+    pub on_atlas: Option<bool>,
 }
 
 /// A global API access list entry.
@@ -387,6 +402,8 @@ pub struct World {
     /// The replica sets and sharded clusters by name, with their Atlas configuration
     /// (`world/clusters.rs`).
     pub clusters: Vec<Cluster>,
+    /// What the world seeded as the causes of its alerts and findings (`world/causes.rs`).
+    pub causes: Causes,
 }
 
 const ENVS: [&str; 6] = ["prod", "staging", "analytics", "dev", "qa", "reporting"];
@@ -601,6 +618,7 @@ pub fn generate(
         access_list: Vec::new(),
         shard_growth: None,
         clusters: Vec::new(),
+        causes: Causes::default(),
     };
     for p in 0..projects {
         let created = anchor - CDuration::days(r.range(200, 900) as i64);
@@ -679,6 +697,7 @@ pub fn generate(
                 seeded: Vec::new(),
                 breaches: Vec::new(),
                 alias: None,
+                hot: Vec::new(),
             });
         }
         for plan in CONFIGS.iter() {
@@ -715,8 +734,11 @@ pub fn generate(
     breaches::settle(&mut world, seed);
     // The findings on hosts, where no breach hides or outranks them.
     findings::seed_hosts(&mut world, seed);
-    // The clusters' names and Atlas configuration, from a stream of their own, last.
+    // The clusters' names and Atlas configuration, from a stream of their own.
     clusters::seed(&mut world, seed);
+    // The causes of the alerts and findings, from a stream of their own, last: they are
+    // drawn from where everything above placed the alerts.
+    causes::seed(&mut world, seed);
     world
 }
 

@@ -357,11 +357,11 @@ class Spec:
                 continue
             schema = p["schema"]
             if schema.get("type") == "array":
-                out += _array_problems(f"request.query.{k}", got, schema)
+                out += _array_problems(f"request.query.{k}", got, schema, self)
             elif len(got) > 1:
                 out.append(f"request.query.{k}: given {len(got)} times")
             else:
-                out += _value_problems(f"request.query.{k}", got[0], schema)
+                out += _value_problems(f"request.query.{k}", got[0], schema, self)
         # The body.
         body = op.spec.get("requestBody")
         if body is None:
@@ -550,18 +550,26 @@ def _typed(value: str, schema: dict[str, Any]) -> tuple[Any, Optional[str]]:
     return value, None
 
 
-def _value_problems(where: str, value: Optional[str], schema: dict[str, Any]) -> list[str]:
+def _value_problems(where: str, value: Optional[str], schema: dict[str, Any],
+                    spec: Optional[Spec] = None) -> list[str]:  # fmt: skip
+    """What is wrong with one query or path value; ``spec`` resolves the schema's references
+    to its components (the events' ``eventType`` items name ``EventTypeForNdsGroup``)."""
     if value is None:
         return [f"{where}: missing"]
     typed, why = _typed(value, schema)
     if why:
         return [f"{where}: {value!r} is {why}"]
-    v = jsonschema.Draft7Validator(_openapi_to_json_schema(schema, direction="request"),
-                                   format_checker=FORMATS)  # fmt: skip
+    v = (
+        spec.validator(schema, "request")
+        if spec is not None
+        else jsonschema.Draft7Validator(_openapi_to_json_schema(schema, direction="request"),
+                                        format_checker=FORMATS)
+    )  # fmt: skip
     return [f"{where}: {value!r}: {e.message[:200]}" for e in v.iter_errors(typed)]
 
 
-def _array_problems(where: str, values: list[str], schema: dict[str, Any]) -> list[str]:
+def _array_problems(where: str, values: list[str], schema: dict[str, Any],
+                    spec: Optional[Spec] = None) -> list[str]:  # fmt: skip
     out = []
     if len(values) < schema.get("minItems", 0):
         out.append(f"{where}: {len(values)} values, fewer than minItems {schema['minItems']}")
@@ -570,7 +578,7 @@ def _array_problems(where: str, values: list[str], schema: dict[str, Any]) -> li
     if schema.get("uniqueItems") and len(set(values)) != len(values):
         out.append(f"{where}: values repeat, and uniqueItems")
     for v in values:
-        out += _value_problems(where, v, schema.get("items", {}))
+        out += _value_problems(where, v, schema.get("items", {}), spec)
     return out
 
 

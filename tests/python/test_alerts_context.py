@@ -1,13 +1,15 @@
 """client.alerts.context: a seeded alert of each kind (a host metric, a disk partition's space,
 a replica set without a primary), sync and awaited, placed on its host, partition or replica
-set: the window, granularity and threshold, the exact requests, and a frame equal to what the
-server serves for that window; and the chart. On Atlas, every metric alert of the world, by
-its process's ``hostnameAndPort`` (``alerts show --context`` too)."""
+set: the window, granularity and threshold, the exact requests, a frame equal to what the
+server serves for that window, and the deployment's events of the window; and the chart. On
+Atlas, every metric alert of the world, by its process's ``hostnameAndPort`` (``alerts show
+--context`` too). What the context says of why (slow queries, indexes, the causes seeded into
+the world, missing parts): ``test_alerts_why.py``."""
 
 from __future__ import annotations
 
 import datetime as dt
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote
 
 import polars as pl
 import pytest
@@ -40,6 +42,41 @@ async def call(client, *args, **kwargs):
     return await out if isinstance(client, opsapi.AsyncClient) else out
 
 
+def events_asked(req, start: dt.datetime, end: dt.datetime) -> set[str]:
+    """The event types an events request of a context's window asked for (``eventType``,
+    repeated), after checking its path and window (``minDate``, ``maxDate``)."""
+    method, path, query, _ = req
+    pairs = parse_qsl(query)
+    assert (method, path.rsplit("/", 1)[-1]) == ("GET", "events")
+    assert ("minDate", iso(start)) in pairs and ("maxDate", iso(end)) in pairs
+    return {v for k, v in pairs if k == "eventType"}
+
+
+#: What a deployment's events are on Ops Manager, as a person reads its event types: its
+#: hosts' and replica sets' (elections, restarts, hosts down and up), the project's
+#: configuration (the automation configuration is a project's), the alert's own audits; not
+#: who joined the project.
+OPS_MANAGER_ASKED = {"PRIMARY_ELECTED", "HOST_RESTARTED", "HOST_DOWN", "HOST_UP",
+                     "AUTOMATION_CONFIG_PUBLISHED_AUDIT", "ALERT_ACKNOWLEDGED_AUDIT"}  # fmt: skip
+
+
+def deployment_events(sim, g, ctx, host_ids, sets) -> list[str]:
+    """The ids of the project's events of the context's window that are its deployment's,
+    oldest first."""
+    out = []
+    for e in sim.client().events.list(g):
+        if not ctx.start <= e.created <= ctx.end or e.event_type_name == "JOINED_GROUP":
+            continue
+        if e.event_type_name == "AUTOMATION_CONFIG_PUBLISHED_AUDIT":
+            out.append(e)
+        elif e.event_type_name.startswith("ALERT_"):
+            if e.alert_id == ctx.alert.id:
+                out.append(e)
+        elif e.host_id in host_ids or e.replica_set_name in sets:
+            out.append(e)
+    return [e.id for e in sorted(out, key=lambda e: (e.created, e.id))]
+
+
 @pytest.mark.parametrize("kind", ["sync", "async"])
 async def test_a_host_metric_alert(sim, fixed_now, kind):
     client = sim.client() if kind == "sync" else sim.async_client()
@@ -61,17 +98,28 @@ async def test_a_host_metric_alert(sim, fixed_now, kind):
     assert ctx.threshold == config.metric_threshold["threshold"] == 2000.0
     assert ctx.threshold_units == "RAW"
     assert ctx.alert.id == alert.id and ctx.host.id == alert.host_id
-    assert [h.id for h in ctx.hosts] == [alert.host_id] and len(ctx.events) == 0
-    *first, measured = requests_of(sim)
-    assert sorted(first) == [
+    assert [h.id for h in ctx.hosts] == [alert.host_id]
+    # The host and the configurations at once; then at once the measurements and the events.
+    sent = requests_of(sim)
+    assert sorted(sent[:2]) == [
         get(f"/groups/{g}/alertConfigs", PAGE1),
         get(f"/groups/{g}/hosts/{alert.host_id}"),
     ]
+    [measured] = [r for r in sent[2:] if r[1].endswith("/measurements")]
+    [events] = [r for r in sent[2:] if r[1].endswith("/events")]
     window = {"granularity": "PT1H", "start": iso(start), "end": iso(end), "m": "CONNECTIONS"}
     assert measured == get(
         f"/groups/{g}/hosts/{alert.host_id}/measurements",
         f"granularity=PT1H&start={q(start)}&end={q(end)}&m=CONNECTIONS",
     )
+    asked = events_asked(events, start, end)
+    assert asked >= OPS_MANAGER_ASKED and "COMPUTE_AUTO_SCALE_INITIATED_BASE" not in asked
+    # The events of its deployment: its host's, its replica set's, the project's configuration.
+    sets = {alert.replica_set_name} - {None}
+    want = deployment_events(sim, g, ctx, {alert.host_id}, sets)
+    assert ctx.events["id"].cast(pl.String).to_list() == want and len(want) > 0
+    assert ctx.events.columns == ["created", "event_type_name", "kind", "said", "host",
+                                  "replica_set_name", "id", "host_id", "alert_id"]  # fmt: skip
     want = served_rows(sim, [(g, alert.host_id)], **window)
     assert frame_rows(ctx.frame) == want and len(want) > 24 * 7
     assert [m.host_id for m in ctx.measurements] == [alert.host_id]
@@ -97,11 +145,15 @@ async def test_a_disk_alert(sim, fixed_now, kind):
     assert (ctx.start, ctx.end, ctx.granularity) == (start, fixed_now, "PT5M")
     assert (ctx.kind, ctx.measurement) == ("disk", "DISK_PARTITION_SPACE_PERCENT_USED")
     assert ctx.threshold == truth["threshold"] < alert.current_value.number
-    *first, disks, measured = requests_of(sim)
-    assert sorted(first) == [
+    sent = requests_of(sim)
+    assert sorted(sent[:2]) == [
         get(f"/groups/{g}/alertConfigs", PAGE1),
         get(f"/groups/{g}/hosts/{h}"),
     ]
+    # The partitions, then its measurements; the events meanwhile.
+    disks, measured = [r for r in sent[2:] if "/disks" in r[1]]
+    [events] = [r for r in sent[2:] if r[1].endswith("/events")]
+    assert events_asked(events, start, fixed_now) >= OPS_MANAGER_ASKED
     assert disks == get(f"/groups/{g}/hosts/{h}/disks", PAGE1)
     m = "DISK_PARTITION_SPACE_PERCENT_USED"
     assert measured == get(
@@ -139,20 +191,19 @@ async def test_a_replica_set_alert_gives_state_and_events_and_never_raises(sim, 
     assert ctx.granularity == "PT5M"
     assert ctx.start == floor(alert.created - dt.timedelta(hours=2), five)
     assert ctx.end == floor(alert.resolved + dt.timedelta(hours=1), five)
-    assert requests_of(sim)[:2] == [
-        get(f"/groups/{g}/hosts", PAGE1),
-        get(f"/groups/{g}/events", f"minDate={q(ctx.start)}&maxDate={q(ctx.end)}&{PAGE1}"),
-    ]
-    # The window's events about its members, its replica set or the alert itself.
-    ids = {h.id for h in members}
-    events = [
-        e
-        for e in sim.client().events.list(g)
-        if ctx.start <= e.created <= ctx.end
-        and (e.host_id in ids or e.replica_set_name == rs or e.alert_id == alert.id)
-    ]
-    assert [e.id for e in ctx.events] == [e.id for e in sorted(events, key=lambda e: e.created)]
-    assert len(ctx.events) > 0
+    # The members first; then the events (and each member's Performance Advisor) at once.
+    hosts, *rest = requests_of(sim)
+    [events] = [r for r in rest if r[1].endswith("/events")]
+    assert hosts == get(f"/groups/{g}/hosts", PAGE1)
+    assert events_asked(events, ctx.start, ctx.end) >= OPS_MANAGER_ASKED
+    # The window's events about its members, its replica set or the alert itself, and the
+    # project's configuration changes.
+    want = deployment_events(sim, g, ctx, {h.id for h in members}, {rs})
+    assert ctx.events["id"].cast(pl.String).to_list() == want
+    # The election that gave it a primary again ended it.
+    [elected] = [e for e in sim.cause_truth()["elections"] if e["alert_id"] == alert.id]
+    assert elected["ends"] and elected["at"] == alert.resolved.replace(microsecond=0)
+    assert elected["event_id"] in want
 
 
 def test_the_chart_shows_series_threshold_and_open_span(sim):
@@ -302,6 +353,8 @@ def test_on_atlas_alerts_show_context_shows_each_metric_alerts_series(atlas, cap
         assert code == 0, err
         ctx = reader.alerts.context(reader.alerts.get(g, a))
         assert f", threshold {ctx.threshold:,g}" in out, out
-        line = out.rstrip("\n").splitlines()[-2]
+        # The series' name, sparkline and figures follow the context's line.
+        lines = out.splitlines()
+        line = lines[[i for i, x in enumerate(lines) if x.startswith("context ")][0] + 2]
         values = ctx.frame["value"].to_list()
         assert len(values) > 2 and line.strip() == sparkline(values).strip(), (a, out)

@@ -437,7 +437,11 @@ def test_show_a_global_alert_and_a_project_alert_in_context(asim, capsys, tmp_pa
     assert code == 0, err
     ctx = asim.client().alerts.context(asim.client().alerts.get(g, a), before="30m")
     assert f", threshold {truth['threshold']:g} %" in out  # a percentage: never "RAW"
-    name, line, stats = out.rstrip("\n").splitlines()[-3:]
+    # The series' three lines, then what may say why (test_show_context_reads_why_...).
+    lines = out.splitlines()
+    name, line, stats = lines[lines.index(next(x for x in lines if x.startswith("context"))) + 1 :][
+        :3
+    ]
     assert name.strip() == f"DISK_PARTITION_SPACE_PERCENT_USED {truth['partition_name']}"
     values = ctx.frame["value"].to_list()
     from opsapi.cli.alert_show import sparkline
@@ -455,6 +459,38 @@ def test_show_a_global_alert_and_a_project_alert_in_context(asim, capsys, tmp_pa
     assert len(doc["context"]["points"]) == default.frame.height > ctx.frame.height
     code, out, err = run(capsys, "alerts", "show", a, "--project", g, "--context", "-o", "csv")
     assert out.splitlines()[0] == "measurement,partition_name,database_name,timestamp,value"
+
+
+def test_show_context_reads_why_within_100_columns(asim, capsys):
+    """A connections alert whose seeded cause is a collection scan: the reading and the top
+    slow queries (the seeded namespace first, with the index that would serve it), every line
+    within 100 columns; ``-o json`` carries every part as the context has it."""
+    cause = next(c for c in asim.cause_truth()["slow"] if c["index"])
+    g, a = cause["group_id"], cause["alert_id"]
+    code, out, err = run(capsys, "alerts", "show", a, "--project", g, "--context")
+    assert code == 0, err
+    assert max(len(x) for x in out.splitlines()) <= 100
+    client = asim.client()
+    ctx = client.alerts.context(client.alerts.get(g, a))
+    words = " ".join(out.split())
+    assert " ".join(f"Reading: {ctx.reading}".split()) in words
+    assert f"slow queries on {cause['namespace']} (no index on {cause['index']})" in ctx.reading
+    head = out.splitlines().index(
+        f"Slow queries: the top {min(5, ctx.slow_queries.height)} of "
+        f"{ctx.slow_queries.height} shapes by time"
+    )
+    table = out.splitlines()[head + 1 :]
+    assert table[0].split()[:3] == ["Namespace", "Shape", "Count"]
+    assert table[1].startswith(cause["namespace"] + " ")
+    assert f"{ctx.slow_queries['count'][0]:,}" in table[1]
+    code, out, err = run(capsys, "alerts", "show", a, "--project", g, "--context", "-o", "json")
+    doc = json.loads(out)["context"]
+    assert (doc["reading"], doc["missing"]) == (ctx.reading, {})
+    for part in ("events", "slow_queries", "suggested_indexes"):
+        assert len(doc[part]) == getattr(ctx, part).height > 0, part
+    assert doc["slow_queries"][0]["namespace"] == cause["namespace"]
+    assert doc["slow_queries"][0]["index"] == cause["index"]
+    assert {i["index"] for i in doc["suggested_indexes"]} >= {cause["index"]}
 
 
 def test_show_an_alert_without_a_metric_and_bad_options(asim, capsys):

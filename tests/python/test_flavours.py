@@ -43,7 +43,9 @@ class Ids:
         self.h = db["process_id"] if atlas else db["host_id"]
         self.p = db["partition_name"]
         self.d = db["database_name"]
-        self.e = next(e["id"] for e in w["events"] if e["group_id"] == self.g)
+        # An event of a type every flavour names alike (not a restart's or auto-scaling's).
+        self.e = next(e["id"] for e in w["events"] if e["group_id"] == self.g
+                      and e["event_type_name"] not in OWN_EVENTS)  # fmt: skip
         # A cluster of the project: its id on Ops Manager and Cloud Manager, its name on Atlas.
         cluster = next(c for c in sim.cluster_truth() if c["group_id"] == self.g)
         self.k = cluster["name"] if atlas else cluster["id"]
@@ -102,6 +104,12 @@ ATLAS_LACKS = {
     "event fields": {"hostId", "diffs", "alertConfigId"},
 }
 ATLAS_ALERT_METRICS = {"OPLOG_REPLICATION_LAG_TIME": "OPLOG_SLAVE_LAG_MASTER_TIME"}
+
+
+#: The event types one flavour names its own way (a restart: Ops Manager's HOST_RESTARTED,
+#: Atlas's CLUSTER_INSTANCE_RESTARTED) or alone has (Atlas's auto-scaling): compared apart.
+OWN_EVENTS = {"HOST_RESTARTED", "CLUSTER_INSTANCE_RESTARTED", "COMPUTE_AUTO_SCALE_INITIATED_BASE",
+              "DISK_AUTO_SCALE_INITIATED"}  # fmt: skip
 
 
 def as_atlas(op: str, result: Any, standalones: set[str]) -> Any:
@@ -179,7 +187,7 @@ READS: dict[str, tuple[Callable[..., Any], Any, Callable[[Any], Any]]] = {
     "events.list": (
         lambda c, i: c.events.list(i.g),
         PAGE1,
-        lambda r: [e.id for e in r],
+        lambda r: [e.id for e in r if e.event_type_name not in OWN_EVENTS],
     ),
     "events.get": (
         lambda c, i: c.events.get(i.g, i.e),

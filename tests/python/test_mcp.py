@@ -199,9 +199,12 @@ async def test_explain_alert_names_the_seeded_breach(sim, server) -> None:
     assert series["value_at"] == pytest.approx(truth["current_value"], rel=1e-3)
     assert series["value_at"] > truth["threshold"] and series["max"] >= series["value_at"]
     assert f"threshold {truth['threshold']:g}" in said and truth["process_id"] in said
-    # The parts the context does not gather yet are said to be missing, never made up.
-    assert set(data["missing"]) >= {"slow_queries", "suggested_indexes", "reading"}
-    assert "slow_queries" not in data
+    # Beside it, the seeded cause: the namespace whose slow queries rose with it, first, and
+    # named by the reading; nothing missing.
+    [cause] = [c for c in sim.cause_truth()["slow"] if c["alert_id"] == truth["alert_id"]]
+    assert data["slow_queries"]["rows"][0]["namespace"] == cause["namespace"]
+    assert f"slow queries on {cause['namespace']}" in data["reading"]
+    assert data["missing"] == {} and "reading" in said
 
 
 async def test_explain_alert_without_a_metric_gives_the_replica_sets_hosts(sim, server):
@@ -412,10 +415,13 @@ def test_explained_shows_the_later_parts_of_a_context_as_it_has_them(sim) -> Non
     alert = next(a for a in client.alerts.list(sim.group_ids[0]) if a.metric_name)
     ctx = client.alerts.context(alert)
     said, today = explained(ctx, {}, [], 60, 5, 5)
-    assert set(today["missing"]) == {"slow_queries", "suggested_indexes", "reading", "events"}
+    assert today["missing"] == {} and today["reading"] == ctx.reading
+    assert today["events"]["total"] == ctx.events.filter(pl.col("kind") != "alert").height
     slow = pl.DataFrame({"namespace": ["shop.orders"] * 7, "count": list(range(7))})
+    events = pl.DataFrame({"created": [alert.created] * 2, "event_type_name": ["X", "Y"],
+                           "kind": ["restart", "alert"]})  # fmt: skip
     later = _Later(ctx, slow_queries=slow, suggested_indexes=slow.head(0), reading="It reads so.",
-                   events=pl.DataFrame({"created": [alert.created], "event_type_name": ["X"]}),
+                   events=events,
                    missing={"suggested_indexes": "the key may not read them"})  # fmt: skip
     said, data = explained(later, {}, [], 60, 5, 3)
     assert data["slow_queries"] == {"total": 7, "rows": slow.head(3).to_dicts()}

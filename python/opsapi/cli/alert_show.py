@@ -1,7 +1,9 @@
 """``opsapi alerts show ID [--project ID] [--context] [--chart out.html]``: one alert (global,
 or of a project), and with ``--context`` its metric around it as a sparkline per series (a
-small table with ``-o csv``, everything with ``-o json``), its threshold, and the chart written
-as HTML."""
+small table with ``-o csv``, everything with ``-o json``), its threshold, the reading of what
+may say why, the window's top slow queries and the deployment's events, what is missing and
+why, and the chart written as HTML. What a person reads fits 100 columns (or the terminal, if
+narrower)."""
 
 from __future__ import annotations
 
@@ -20,13 +22,17 @@ from ._base import (
     writable_file,
     write_json,
 )
-from ._table import Column, number, text, when, write_table
+from ._table import Column, number, render, terminal_width, text, when, write_table
 from .alert_list import alert_error, value_text
 
 # Eight heights, low to high; a gap (a null point) is a space.
 _BARS = "▁▂▃▄▅▆▇█"
 # A sparkline is at most this many characters: longer series are averaged into buckets.
 SPARK_WIDTH = 60
+# The widest the context is printed, whatever the terminal (a pipe included).
+WIDTH = 100
+# The slow-query shapes and events printed (-o json: all).
+TOP = 5
 
 
 def show_arguments(sh: argparse.ArgumentParser) -> None:
@@ -104,6 +110,8 @@ def _summary(ctx: Any) -> dict[str, Any]:
             for h in ctx.hosts
         ],
         "note": ctx.note,
+        "reading": ctx.reading,
+        "missing": ctx.missing,
     }
 
 
@@ -151,6 +159,9 @@ def show(client: Any, args: argparse.Namespace, fmt: str, out: TextIO) -> None:
                 "points": ctx.frame.select(
                     "measurement", "partition_name", "database_name", "timestamp", "value"
                 ).to_dicts(),  # fmt: skip
+                "events": _records(ctx.events),
+                "slow_queries": _records(ctx.slow_queries),
+                "suggested_indexes": _records(ctx.suggested_indexes),
             }
         write_json(doc if ctx is not None else alert.to_dict(), out)
         return
@@ -189,26 +200,83 @@ def show(client: Any, args: argparse.Namespace, fmt: str, out: TextIO) -> None:
     if ctx is None:
         return
     out.write("\n")
+    width = min(WIDTH, terminal_width(out) or WIDTH)
     window = f"{when(ctx.start)} .. {when(ctx.end)} UTC at {ctx.granularity}"
     if ctx.note:
         out.write(f"context {window}: {ctx.note}\n")
         for h in ctx.hosts:
             out.write(f"  {h.hostname}:{h.port}  {h.replica_state_name or h.type_name or ''}\n")
-        for e in ctx.events:
-            out.write(f"  {when(e.created)}  {e.event_type_name}\n")
-        return
-    out.write(f"context {window}")
-    if ctx.threshold is not None:
-        out.write(f", threshold {value_text(ctx.threshold, ctx.threshold_units, metric)}")
-    out.write("\n")
-    for name, values in _series(ctx):
-        known = [v for v in values if v is not None]
-        stats = (
-            f"min {number(min(known))}  max {number(max(known))}  last {number(known[-1])}"
-            if known
-            else "no data"
-        )
-        out.write(f"  {name}\n  {sparkline(values)}\n  {stats}\n")
+    else:
+        out.write(f"context {window}")
+        if ctx.threshold is not None:
+            out.write(f", threshold {value_text(ctx.threshold, ctx.threshold_units, metric)}")
+        out.write("\n")
+        for name, values in _series(ctx):
+            known = [v for v in values if v is not None]
+            stats = (
+                f"min {number(min(known))}  max {number(max(known))}  last {number(known[-1])}"
+                if known
+                else "no data"
+            )
+            out.write(f"  {name}\n  {sparkline(values)}\n  {stats}\n")
+    _why(ctx, out, width)
+
+
+def _records(frame: Any) -> list[dict[str, Any]]:
+    """A context's part as JSON records (identifiers as text)."""
+    import polars as pl
+
+    return frame.with_columns(pl.col(pl.Categorical).cast(pl.String)).to_dicts()
+
+
+def _ms(v: Any) -> str:
+    return "" if v is None else f"{number(round(v))} ms"
+
+
+#: The top slow queries, as a person reads them.
+_SLOW = [
+    Column("namespace", "Namespace", keep=9, wrap=True, narrow=10, breaks="."),
+    Column("shape", "Shape", keep=5, wrap=True, narrow=16),
+    Column("count", "Count", fmt=number, keep=8, right=True),
+    Column("median_ms", "Median", fmt=_ms, keep=6, right=True),
+    Column("examined_per_returned", "Examined/ret.", fmt=number, keep=4, right=True),
+    Column("index", "Missing index", keep=7, wrap=True, narrow=12),
+]
+#: The deployment's events.
+_EVENTS = [
+    Column("created", "When (UTC)", fmt=when, keep=9),
+    Column("kind", "Kind", keep=6),
+    Column("said", "What", keep=8, wrap=True, narrow=20),
+]
+
+
+def _why(ctx: Any, out: TextIO, width: int) -> None:
+    """What may say why, within ``width``: the reading, the top slow queries, the events,
+    what is missing and why."""
+    import textwrap
+
+    out.write("\n" + "\n".join(textwrap.wrap(f"Reading: {ctx.reading}", width,
+                                             subsequent_indent="  ")) + "\n")  # fmt: skip
+    slow = ctx.slow_queries
+    if slow.height:
+        shown = min(TOP, slow.height)
+        out.write(f"\nSlow queries: the top {shown} of {slow.height} shapes by time\n")
+        for line in render(_SLOW, slow.head(TOP).to_dicts(), width):
+            out.write(f"{line}\n")
+    events = ctx.events.filter(ctx.events["kind"] != "alert") if ctx.events.height else ctx.events
+    if events.height:
+        shown = min(TOP, events.height)
+        nearest = events.with_columns(
+            _d=(events["created"] - (ctx.alert.created or ctx.start)).abs()
+        ).sort("_d").head(TOP).sort("created")  # fmt: skip
+        head = f"the {shown} nearest the alert of {events.height}" if shown < events.height else (
+            f"{events.height}")  # fmt: skip
+        out.write(f"\nEvents: {head}\n")
+        for line in render(_EVENTS, nearest.to_dicts(), width):
+            out.write(f"{line}\n")
+    for part, why in sorted(ctx.missing.items()):
+        for line in textwrap.wrap(f"Missing {part}: {why}", width, subsequent_indent="  "):
+            out.write(f"{line}\n")
 
 
 def _value(v: Any) -> str:

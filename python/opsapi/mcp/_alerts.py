@@ -93,13 +93,13 @@ def list_alerts(
 
 # ---- explain_alert --------------------------------------------------------------------------
 
-#: The parts of ``AlertContext`` that API.md adds beside the series (each a polars frame, the
-#: reading a sentence, ``missing`` a dict), shown as each context has them. A context
-#: without one says so in the result's ``missing``.
-LATER_PARTS = ("slow_queries", "suggested_indexes", "reading")
-#: What a result shows of an event.
-_EVENT_COLUMNS = ("created", "event_type_name", "hostname", "port", "replica_set_name",
-                  "metric_name", "alert_id")  # fmt: skip
+#: What a result shows of each part of an alert's context beside its series (a frame each).
+PARTS = {
+    "events": ("created", "event_type_name", "said", "host", "replica_set_name"),
+    "slow_queries": ("namespace", "shape", "count", "total_ms", "median_ms",
+                     "examined_per_returned", "plan_summary", "index"),
+    "suggested_indexes": ("namespace", "index", "shapes", "count", "avg_ms"),
+}  # fmt: skip
 
 
 def explain_alert(fleet: Fleet, alert_id: str, project: Optional[str]) -> CallToolResult:
@@ -134,10 +134,11 @@ def explained(
 ) -> tuple[str, dict[str, Any]]:
     """An alert context (``client.alerts.context``) as ``explain_alert``'s result: the
     alert, its window, the threshold, its metric's series around it summarised (the value
-    when it was raised, the peak), the hosts it concerns, the events (for an alert without a
-    metric), the project's other alerts about the same host or replica set in the window, and
-    the context's later parts (:data:`LATER_PARTS`) as it has them; at most ``points``
-    buckets of series, ``n_others`` other alerts and ``n_rows`` rows of each part."""
+    when it was raised, the peak), the hosts it concerns, the project's other alerts about the
+    same host or replica set in the window, and what may say why (:data:`PARTS`: the events,
+    the slow queries and the suggested indexes; the reading; what is missing and why); at
+    most ``points`` buckets of series, ``n_others`` other alerts and ``n_rows`` rows of each
+    part."""
     a = ctx.alert
     series = summarise(ctx.frame, points=points, start=ctx.start, end=ctx.end, at=a.created)
     data: dict[str, Any] = {
@@ -168,22 +169,15 @@ def explained(
     }
     if ctx.note:
         data["note"] = ctx.note
-    missing = dict(getattr(ctx, "missing", None) or {})
-    events = ctx.events
-    if isinstance(events, pl.DataFrame) or ctx.kind is None:
-        data["events"] = _rows(_events_frame(events), n_rows, _EVENT_COLUMNS)
-    else:  # an EventList, gathered for an alert without a metric only
-        missing.setdefault("events", "this opsapi's alert context gathers the events of an "
-                           "alert without a metric only")  # fmt: skip
-    for part in LATER_PARTS:
-        value = getattr(ctx, part, None)
-        if value is None:
-            missing.setdefault(part, "this opsapi's alert context does not gather it yet")
-        elif isinstance(value, pl.DataFrame):
-            data[part] = _rows(value, n_rows)
-        else:
-            data[part] = value
-    data["missing"] = missing
+    # Beside it, what may say why: the events (not the alert's own acknowledgements), the
+    # slow queries and the indexes that would serve them, the reading, and what is missing.
+    for part, columns in PARTS.items():
+        frame = getattr(ctx, part)
+        if part == "events" and frame.height:
+            frame = frame.filter(pl.col("kind").cast(pl.String).fill_null("") != "alert")
+        data[part] = _rows(frame, n_rows, columns)
+    data["reading"] = ctx.reading
+    data["missing"] = dict(ctx.missing)
     host = a.hostname_and_port or a.replica_set_name or "its hosts"
     peak = max((s["max"] for s in series), default=None)
     said = f"Alert {a.id} ({a.event_type_name}"
@@ -197,19 +191,11 @@ def explained(
              f"{ctx.granularity}.")  # fmt: skip
     if ctx.note:
         said += " No series: the note says why."
+    said += (" The reading says what was found beside it (slow queries, indexes, events);"
+             " missing, what could not be read and why.")  # fmt: skip
     said += " Then: resource_history for a longer view, what_runs_out_first for the trend"
     said += "; acknowledge_alert where the server allows writes."
     return said, data
-
-
-def _events_frame(events: Any) -> pl.DataFrame:
-    """The context's events as a frame (an ``EventList`` today; a frame once the context
-    gives one)."""
-    if events is None:
-        return pl.DataFrame()
-    if isinstance(events, pl.DataFrame):
-        return events
-    return events.to_polars() if len(events) else pl.DataFrame()
 
 
 def _rows(frame: pl.DataFrame, n: int, columns: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -1,29 +1,33 @@
 //! An alert in its context: the alert's metric on the alert's host (or disk partition, or
-//! database) around the time it was open, the threshold of its configuration, and for an
-//! alert without a metric (a replica set without a primary, a host down) the state of the
-//! hosts it concerns and their events instead.
+//! database) around the time it was open, the threshold of its configuration, the state of
+//! the hosts it concerns, and beside that what may say why: the deployment's events of the
+//! window (`alerts/around.rs`), its slow queries and the indexes suggested for them
+//! (`alerts/slow.rs`), and a one-line reading of what was found (`alerts/reading.rs`).
 //!
 //! What is asked, in order: the alert's host (`GET /groups/{g}/hosts/{h}` when the alert has
 //! a `hostId`; on Atlas, whose alerts name a process by its `hostnameAndPort` alone,
 //! `GET /groups/{g}/processes/{hostname:port}`; else the project's hosts, matched on
 //! `hostnameAndPort` or `replicaSetName`) and, for a metric alert, the project's alert
-//! configurations (for the threshold), both at once; then the measurements (a disk alert: the
-//! host's partitions first; a database alert without `databaseName`: its databases first),
-//! or for an alert without a metric the project's events of the window.
+//! configurations (for the threshold), both at once; then, at once, the measurements (a disk
+//! alert: the host's partitions first; a database alert without `databaseName`: its databases
+//! first) and the window's events (`eventType`, `minDate`, `maxDate`; on Atlas also the
+//! cluster's own events by `clusterNames`). A part the server refuses (the key's permission,
+//! an endpoint it lacks) is left out, and [`AlertContext::missing`] says why.
+
+use std::collections::BTreeMap;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use futures_util::StreamExt;
 
+pub use super::alert_context::AlertContext;
+use super::around::host_and_port;
 pub use super::metric::{measurement_of, unit_factor, MetricKind};
 use super::Alerts;
 use crate::api::measurements::{Granularity, MeasurementsQuery, Target};
 use crate::error::{Error, Result};
 use crate::flavour::Flavour;
 use crate::iso8601::IsoDuration;
-use crate::models::time::format_timestamp;
-use crate::models::{Alert, Event, Host, Measurements, Model};
-use crate::paging::list_all;
-use crate::request::Request;
+use crate::models::{Alert, Host, Measurements, Model};
 
 /// At most this many points per series: a window that would hold more at a granularity takes
 /// a coarser one (a day of minutes, a chart's width).
@@ -205,23 +209,13 @@ pub fn window(
     (floor(start), floor(end), g)
 }
 
-/// `GET /groups/{group_id}/events?minDate=..&maxDate=..`: the events of a context's window, as
-/// the events operation (`events.list`: its versioned media type on Atlas, its endpoint set's
-/// pace).
-///
-/// ```
-/// let t = |s| opsapi::iso8601::parse_timestamp("t", s).unwrap();
-/// let req = opsapi::api::alerts::context::events_request("g1", t("2024-06-03T06:00:00Z"), t("2024-06-03T10:00:00Z")).unwrap();
-/// assert_eq!((req.path.as_str(), req.operation), ("/groups/g1/events", opsapi::Operation::EventsList));
-/// assert_eq!(req.query[0], ("minDate", "2024-06-03T06:00:00Z".to_string()));
-/// let atlas = req.for_flavour(opsapi::Flavour::Atlas).unwrap();
-/// assert_eq!(atlas.accept(), "application/vnd.atlas.2023-01-01+json");
-/// ```
-pub fn events_request(group_id: &str, start: DateTime<Utc>, end: DateTime<Utc>) -> Result<Request> {
-    Ok(crate::api::events::list_request(group_id)?.query([
-        ("minDate", format_timestamp(&start)),
-        ("maxDate", format_timestamp(&end)),
-    ]))
+/// The measurements of a context, or why there are none.
+#[derive(Debug, Default)]
+struct Measured {
+    kind: Option<MetricKind>,
+    measurement: Option<String>,
+    measurements: Vec<Measurements>,
+    note: Option<String>,
 }
 
 /// The note of a context whose metric the server does not measure.
@@ -230,63 +224,6 @@ fn no_measurement(kind: MetricKind, measurement: &str) -> String {
         "the server has no {} measurement {measurement}",
         kind.as_str()
     )
-}
-
-/// An alert in its context (see [`Alerts::context`]).
-///
-/// ```no_run
-/// # async fn f(client: opsapi::Client, alert: opsapi::Alert) -> opsapi::Result<()> {
-/// let ctx = client.alerts().context(&alert, &opsapi::ContextOptions::new()).await?;
-/// match (&ctx.kind, ctx.host()) {
-///     (Some(kind), Some(host)) => println!("{} on {:?}: {} series", kind.as_str(), host.hostname, ctx.measurements.len()),
-///     _ => println!("no metric: {:?}; hosts {:?}", ctx.note, ctx.hosts.len()),
-/// }
-/// # Ok(()) }
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct AlertContext {
-    /// The alert.
-    pub alert: Alert,
-    /// Where its metric is measured; `None` for an alert without a metric.
-    pub kind: Option<MetricKind>,
-    /// The measurement asked for (its metric, as the measurements API names it).
-    pub measurement: Option<String>,
-    /// The window's start (the alert's creation minus `before`, floored to the step).
-    pub start: DateTime<Utc>,
-    /// The window's end.
-    pub end: DateTime<Utc>,
-    /// The granularity of the measurements.
-    pub granularity: Granularity,
-    /// The hosts it concerns: the alert's host, or the members of its replica set.
-    pub hosts: Vec<Host>,
-    /// The measurements: one per host, partition or database read.
-    pub measurements: Vec<Measurements>,
-    /// `metricThreshold.threshold` of the alert's configuration, when it has one, in the
-    /// units of the series (a configuration in seconds of a series in milliseconds: ×1000).
-    pub threshold: Option<f64>,
-    /// Its units: the series', where it was converted to them, else `metricThreshold.units`.
-    pub threshold_units: Option<String>,
-    /// For an alert without a metric: the project's events of the window about its hosts,
-    /// its replica set or the alert itself, oldest first.
-    pub events: Vec<Event>,
-    /// Why there are no measurements, when there are none.
-    pub note: Option<String>,
-}
-
-impl AlertContext {
-    /// The alert's own host (the one its `hostId` or `hostnameAndPort` names), if found.
-    pub fn host(&self) -> Option<&Host> {
-        let named = self.alert.host_id.is_some() || self.alert.hostname_and_port.is_some();
-        named.then(|| self.hosts.first()).flatten()
-    }
-
-    /// The measurements as one long frame (the columns of every long frame; empty, with
-    /// those columns, when there are none).
-    #[cfg(feature = "frames")]
-    pub fn frame(&self) -> Result<polars::prelude::DataFrame> {
-        crate::frame::long_frame(&self.measurements)
-    }
 }
 
 /// The threshold in the units of the series it is drawn against, where the configuration
@@ -307,21 +244,20 @@ fn in_series_units(ctx: &mut AlertContext) {
     }
 }
 
-/// `hostname:port` of a host, as alerts name it.
-fn host_and_port(h: &Host) -> Option<String> {
-    Some(format!("{}:{}", h.hostname.as_deref()?, h.port?))
-}
-
 impl Alerts<'_> {
     /// The alert in its context: its metric on its host (or disk partition, or database)
     /// from `options.before` before it was created to `options.after` after it was resolved
     /// (or now while it is open), at the finest granularity that window allows; the threshold
-    /// of its configuration; and the hosts it concerns. For global and project alerts alike.
+    /// of its configuration; the hosts it concerns; the deployment's events of the window;
+    /// its slow queries and the indexes suggested for them; and a one-line reading of what was
+    /// found. For global and project alerts alike.
     ///
     /// An alert without a metric (a replica set without a primary, a host down) gives no
     /// measurements but its hosts' state and the events of the window, and so does one whose
-    /// host or metric the server does not know: [`AlertContext::note`] says why. An API
-    /// failure (the server refusing, the network) is an error as for any call.
+    /// host or metric the server does not know: [`AlertContext::note`] says why. A part the
+    /// flavour or the key's permission does not offer is left out, and
+    /// [`AlertContext::missing`] says why; any other API failure (the server failing, the
+    /// network) is an error as for any call.
     ///
     /// ```no_run
     /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
@@ -330,6 +266,7 @@ impl Alerts<'_> {
     /// let ctx = client.alerts().context(&open[0], &ContextOptions::new()).await?;
     /// println!("{:?} at {}: {:?} points, threshold {:?}",
     ///     ctx.measurement, ctx.granularity, ctx.measurements.first().map(|m| m.data_point_count()), ctx.threshold);
+    /// println!("{}; missing: {:?}", ctx.reading, ctx.missing);
     /// # Ok(()) }
     /// ```
     pub async fn context(&self, alert: &Alert, options: &ContextOptions) -> Result<AlertContext> {
@@ -349,10 +286,19 @@ impl Alerts<'_> {
             threshold: None,
             threshold_units: None,
             events: Vec::new(),
+            slow_queries: Vec::new(),
+            suggested_indexes: Vec::new(),
+            reading: String::new(),
+            missing: BTreeMap::new(),
             note: None,
         };
         let Some(g) = alert.group_id.as_deref() else {
             ctx.note = Some("the alert has no groupId".into());
+            for part in ["events", "slow_queries", "suggested_indexes"] {
+                ctx.missing
+                    .insert(part.into(), "the alert names no project".into());
+            }
+            ctx.reading = super::reading::reading(&ctx);
             return Ok(ctx);
         };
         let config = async {
@@ -377,24 +323,56 @@ impl Alerts<'_> {
         // The window again, from the server's clock as its answers told it.
         let (start, end, granularity) = window(alert, options, client.server_time());
         (ctx.start, ctx.end, ctx.granularity) = (start, end, granularity);
+        let (measured, events, slow) = tokio::join!(
+            self.measured(g, &ctx, host_note),
+            self.deployment_events(g, &ctx),
+            self.slow_queries_of(g, &ctx),
+        );
+        let measured = measured?;
+        (ctx.kind, ctx.measurement) = (measured.kind, measured.measurement);
+        (ctx.measurements, ctx.note) = (measured.measurements, measured.note);
+        match events? {
+            Ok(events) => ctx.events = events,
+            Err(why) => {
+                ctx.missing.insert("events".into(), why);
+            }
+        }
+        let slow = slow?;
+        ctx.slow_queries = slow.shapes;
+        ctx.suggested_indexes = slow.indexes;
+        ctx.missing.extend(slow.missing);
+        in_series_units(&mut ctx);
+        ctx.reading = super::reading::reading(&ctx);
+        Ok(ctx)
+    }
+
+    /// The measurements of the alert's metric over the context's window, or why there are
+    /// none.
+    async fn measured(
+        &self,
+        g: &str,
+        ctx: &AlertContext,
+        host_note: Option<String>,
+    ) -> Result<Measured> {
+        let client = self.client;
+        let alert = &ctx.alert;
+        let mut out = Measured::default();
         let Some(metric) = alert.metric_name.as_deref() else {
-            ctx.note = Some(match host_note {
+            out.note = Some(match host_note {
                 Some(n) => format!("the alert carries no metric; {n}"),
                 None => "the alert carries no metric".into(),
             });
-            ctx.events = self.events_of(g, &ctx).await?;
-            return Ok(ctx);
+            return Ok(out);
         };
         let (kind, measurement, role) = measurement_of(metric);
-        ctx.kind = Some(kind);
-        ctx.measurement = Some(measurement.clone());
-        let Some(host) = ctx.host().cloned() else {
-            ctx.note = Some(host_note.unwrap_or_else(|| "the alert names no host".into()));
-            return Ok(ctx);
+        (out.kind, out.measurement) = (Some(kind), Some(measurement.clone()));
+        let Some(host) = ctx.host() else {
+            out.note = Some(host_note.unwrap_or_else(|| "the alert names no host".into()));
+            return Ok(out);
         };
         let Some(h) = host.id.as_deref() else {
-            ctx.note = Some("the alert's host has no id".into());
-            return Ok(ctx);
+            out.note = Some("the alert's host has no id".into());
+            return Ok(out);
         };
         // A measurement the catalogs know the flavour not to have is not asked (the client
         // would refuse it before sending); one they do not know is, and the server judges it.
@@ -404,8 +382,8 @@ impl Alerts<'_> {
             MetricKind::Database => crate::Operation::MeasurementsDatabase,
         };
         if client.flavour().ask_measurement(op, &measurement).is_err() {
-            ctx.note = Some(no_measurement(kind, &measurement));
-            return Ok(ctx);
+            out.note = Some(no_measurement(kind, &measurement));
+            return Ok(out);
         }
         let targets = match kind {
             MetricKind::Host => vec![Target::host(g, h)],
@@ -428,7 +406,8 @@ impl Alerts<'_> {
                 dbs.iter().map(|d| Target::database(g, h, d)).collect()
             }
         };
-        let q = MeasurementsQuery::range(granularity, start, end).metrics([measurement.as_str()]);
+        let q = MeasurementsQuery::range(ctx.granularity, ctx.start, ctx.end)
+            .metrics([measurement.as_str()]);
         let (api, q) = (client.measurements(), &q);
         // Owned targets: a future borrowing its item cannot be sent to another task (Python).
         let pulled: Vec<Result<Measurements>> = futures_util::stream::iter(targets.clone())
@@ -438,19 +417,18 @@ impl Alerts<'_> {
             .await;
         for m in pulled {
             match m {
-                Ok(m) => ctx.measurements.push(m),
+                Ok(m) => out.measurements.push(m),
                 // The server does not measure this metric (a name this library does not map).
                 Err(e) if e.error_code() == Some("INVALID_METRIC_NAME") => {
-                    ctx.note = Some(no_measurement(kind, &measurement));
-                    ctx.measurements.clear();
+                    out.note = Some(no_measurement(kind, &measurement));
+                    out.measurements.clear();
                     break;
                 }
                 Err(e) => return Err(e),
             }
         }
-        in_series_units(&mut ctx);
         if targets.is_empty() {
-            ctx.note = Some(format!(
+            out.note = Some(format!(
                 "host {h} has no {}",
                 if kind == MetricKind::Disk {
                     "partitions"
@@ -459,7 +437,7 @@ impl Alerts<'_> {
                 }
             ));
         }
-        Ok(ctx)
+        Ok(out)
     }
 
     /// The hosts an alert concerns, and why there are none when there are none.
@@ -509,35 +487,5 @@ impl Alerts<'_> {
             Vec::new(),
             Some("the alert names no host or replica set".into()),
         ))
-    }
-
-    /// The events of the window about the context's hosts, its replica set or the alert. On
-    /// Atlas, whose events name no host but by its replica set (and port), a host's events
-    /// are those of its replica set.
-    async fn events_of(&self, g: &str, ctx: &AlertContext) -> Result<Vec<Event>> {
-        let req = events_request(g, ctx.start, ctx.end)?;
-        let events = list_all::<Event>(self.client, req).await?;
-        let ids: Vec<&str> = ctx.hosts.iter().filter_map(|h| h.id.as_deref()).collect();
-        let mut sets: Vec<&str> = ctx.alert.replica_set_name.as_deref().into_iter().collect();
-        if self.client.flavour() == Flavour::Atlas {
-            sets.extend(
-                ctx.hosts
-                    .iter()
-                    .filter_map(|h| h.replica_set_name.as_deref()),
-            );
-        }
-        let mut out: Vec<Event> = events
-            .into_vec()
-            .into_iter()
-            .filter(|e| {
-                e.host_id.as_deref().is_some_and(|h| ids.contains(&h))
-                    || e.replica_set_name
-                        .as_deref()
-                        .is_some_and(|r| sets.contains(&r))
-                    || (e.alert_id.is_some() && e.alert_id == ctx.alert.id)
-            })
-            .collect();
-        out.sort_by_key(|e| e.created);
-        Ok(out)
     }
 }

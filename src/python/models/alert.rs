@@ -28,13 +28,17 @@ list_class!(
 /// An alert in its context (`client.alerts.context(alert)`): `alert`, `frame` (the long frame
 /// of its metric on its host, partition or database over `start`..`end` at `granularity`;
 /// empty for an alert without a metric), `threshold` (its configuration's, or None), `hosts`
-/// (its host, or its replica set's members, with their state), `host`, `events` (for an alert
-/// without a metric: the window's events about its hosts, replica set or itself), `note` (why
-/// the frame is empty, when it is), and `chart()`.
+/// (its host, or its replica set's members, with their state), `host`, `note` (why the frame
+/// is empty, when it is), and `chart()`; and beside them what may say why, each a polars
+/// frame: `events` (the deployment's events of the window), `slow_queries` (by namespace and
+/// query shape) and `suggested_indexes`; `reading` (one sentence of what was found) and
+/// `missing` (the parts left out, and why).
 ///
 /// >>> ctx = client.alerts.context(alert)  # doctest: +SKIP
 /// >>> ctx.kind, ctx.measurement, ctx.granularity, ctx.frame.height  # doctest: +SKIP
 /// ('host', 'CONNECTIONS', 'PT1M', 181)
+/// >>> ctx.reading  # doctest: +SKIP
+/// 'connections crossed 2 000 on rs0-1.example.net:27017 at 02:03; rs0 elected ...'
 #[pyclass(frozen, module = "opsapi._native", skip_from_py_object)]
 pub struct AlertContext {
     inner: crate::AlertContext,
@@ -111,12 +115,53 @@ impl AlertContext {
     fn hosts(&self) -> Vec<Host> {
         self.inner.hosts.iter().cloned().map(Host::from).collect()
     }
-    /// For an alert without a metric, the window's events about its hosts, its replica set
-    /// or itself, oldest first (an `EventList`).
+    /// The deployment's events of the window, oldest first, as a polars frame: `created`,
+    /// `event_type_name`, `kind` (`election`, `restart`, `host_down`, `host_up`, `scaling`,
+    /// `cluster_change`, `configuration`, `upgrade`, `alert`), `said` (what it says, in
+    /// words), `host`, `replica_set_name`, `id`, `host_id`, `alert_id`. Elections, restarts
+    /// and hosts down about its hosts or replica sets; on Atlas its cluster's auto-scaling,
+    /// tier changes and disk resizes; the project's configuration changes; the alert's own
+    /// acknowledgements.
     #[getter]
-    fn events(&self) -> super::EventList {
-        let n = self.inner.events.len() as u64;
-        super::EventList::from(crate::List::new(self.inner.events.clone(), n))
+    fn events(&self, py: Python<'_>) -> PyResult<crate::python::frame::PyFrame> {
+        let frame = self.inner.events_frame();
+        Ok(crate::python::frame::PyFrame(
+            frame.map_err(|e| crate::python::errors::to_py_err(py, e))?,
+        ))
+    }
+    /// The window's slow queries on the alert's host by namespace and query shape, the most
+    /// time first, as a polars frame: `namespace`, `shape`, `count`, `total_ms`, `median_ms`,
+    /// `docs_examined`, `docs_returned`, `examined_per_returned`, `plan_summary`, `index`
+    /// (the suggested index that would serve the shape, if one is). Empty when there were
+    /// none, or when `missing` says why it could not be read.
+    #[getter]
+    fn slow_queries(&self, py: Python<'_>) -> PyResult<crate::python::frame::PyFrame> {
+        let frame = self.inner.slow_queries_frame();
+        Ok(crate::python::frame::PyFrame(
+            frame.map_err(|e| crate::python::errors::to_py_err(py, e))?,
+        ))
+    }
+    /// The indexes the Performance Advisor suggests for the window's namespaces, as a polars
+    /// frame: `host`, `namespace`, `index` (`{status: 1, createdAt: 1}`), `shapes` (the shapes
+    /// it serves), `count`, `avg_ms`, `weight`.
+    #[getter]
+    fn suggested_indexes(&self, py: Python<'_>) -> PyResult<crate::python::frame::PyFrame> {
+        let frame = self.inner.suggested_indexes_frame();
+        Ok(crate::python::frame::PyFrame(
+            frame.map_err(|e| crate::python::errors::to_py_err(py, e))?,
+        ))
+    }
+    /// One sentence built from what was found: what the alert says happened, the slow
+    /// queries that dominate its window and the index missing for them, the events around it.
+    #[getter]
+    fn reading(&self) -> &str {
+        &self.inner.reading
+    }
+    /// The parts left out, and why (`{"slow_queries": "the key may not read ... (HTTP
+    /// 403)"}`): what the flavour or the key's permission does not offer. Never an error.
+    #[getter]
+    fn missing(&self) -> std::collections::BTreeMap<String, String> {
+        self.inner.missing.clone()
     }
     /// The measurements read: one per host, partition or database.
     #[getter]

@@ -38,7 +38,7 @@ impl PySimulator {
     /// cleared, deleted access-list entries gone): a dict of lists of dicts, for tests to
     /// pick identifiers and check what a write did.
     fn world<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let w = self.with(|s| s.world())?;
+        let (w, atlas) = self.with(|s| (s.world(), s.flavour() == crate::Flavour::Atlas))?;
         let out = PyDict::new(py);
         let list = |name: &str, rows: Vec<Bound<'py, PyDict>>| out.set_item(name, rows);
         let mut rows = Vec::new();
@@ -79,7 +79,13 @@ impl PySimulator {
             }
         }
         list("project_alerts", std::mem::take(&mut rows))?;
-        for e in &w.events {
+        // The events the flavour serves (Atlas names a restart and its auto-scaling its own
+        // way: `on_atlas`).
+        for e in w
+            .events
+            .iter()
+            .filter(|e| e.on_atlas.is_none_or(|a| a == atlas))
+        {
             let d = PyDict::new(py);
             d.set_item("id", &e.id)?;
             d.set_item("group_id", &e.group_id)?;
@@ -103,6 +109,14 @@ impl PySimulator {
     /// history alert was acknowledged.
     fn alert_truth<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         alerts::truth(py, self.with(|s| s.alert_truth())?)
+    }
+
+    /// The seeded causes of the world's alerts and findings (`Simulator::cause_truth`), with
+    /// the events as the simulator's flavour names them.
+    fn cause_truth<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (causes, atlas) =
+            self.with(|s| (s.cause_truth(), s.flavour() == crate::Flavour::Atlas))?;
+        super::causes::truth(py, causes, atlas)
     }
 
     /// The seeded disk growth of every partition (the truth a capacity forecast should

@@ -113,6 +113,7 @@ pub(super) fn gen_alerts(world: &mut World, r: &mut SplitMix64, count: usize) {
             acknowledged_until: au,
             acknowledgement_comment: ac,
             acknowledging_username: an,
+            cluster_name: None,
         });
     }
     alerts.sort_by(|a, b| a.created.cmp(&b.created).then(a.id.cmp(&b.id)));
@@ -142,16 +143,20 @@ pub(super) fn gen_events(world: &mut World, r: &mut SplitMix64) {
             } else {
                 Some(hosts[r.range(0, hosts.len() as u64) as usize])
             };
+            let mut about: Option<&Host> = None;
             let etype = match (kind, host) {
                 (0, Some(h)) => {
+                    about = Some(h);
                     add_host(&mut body, h);
                     "HOST_UP"
                 }
                 (1, Some(h)) => {
+                    about = Some(h);
                     add_host(&mut body, h);
                     "HOST_DOWN"
                 }
                 (2, Some(h)) if h.replica_set_name.is_some() => {
+                    about = Some(h);
                     add_host(&mut body, h);
                     "PRIMARY_ELECTED"
                 }
@@ -186,6 +191,8 @@ pub(super) fn gen_events(world: &mut World, r: &mut SplitMix64) {
                 created,
                 event_type_name: etype.to_string(),
                 body: Value::Object(body),
+                cluster_id: about.and_then(|h| h.cluster_id.clone()),
+                on_atlas: None,
             });
         }
         events.sort_by(|a, b| b.created.cmp(&a.created).then(b.id.cmp(&a.id)));
@@ -193,7 +200,7 @@ pub(super) fn gen_events(world: &mut World, r: &mut SplitMix64) {
     }
 }
 
-fn add_host(body: &mut Map<String, Value>, h: &Host) {
+pub(super) fn add_host(body: &mut Map<String, Value>, h: &Host) {
     body.insert("hostId".into(), json!(h.id));
     body.insert("hostname".into(), json!(h.hostname));
     body.insert("port".into(), json!(h.port));
@@ -233,4 +240,20 @@ fn diffs(r: &mut SplitMix64) -> Value {
         "status": "MODIFIED",
         "type": "ROLES"
     }])
+}
+
+/// Adds events to their projects' events, keeping each project's newest first.
+pub(super) fn add_events(world: &mut World, events: Vec<Event>) {
+    if events.is_empty() {
+        return;
+    }
+    let order: Vec<String> = world.projects.iter().map(|p| p.id.clone()).collect();
+    let rank = |g: &str| order.iter().position(|x| x == g).unwrap_or(usize::MAX);
+    world.events.extend(events);
+    world.events.sort_by(|a, b| {
+        rank(&a.group_id)
+            .cmp(&rank(&b.group_id))
+            .then(b.created.cmp(&a.created))
+            .then(b.id.cmp(&a.id))
+    });
 }

@@ -18,6 +18,7 @@
 use chrono::Duration as CDuration;
 use serde_json::{json, Map, Value};
 
+use super::activity::add_events;
 use super::breaches::{eligible, place, raised_at};
 use super::series::{disk_percent_used, series_key};
 use super::*;
@@ -438,6 +439,7 @@ pub(super) fn seed_history(world: &mut World, seed: u64) {
             acknowledged_until: None,
             acknowledgement_comment: None,
             acknowledging_username: None,
+            cluster_name: None,
         };
         truth.disk_alerts.push(seeded(
             &alert,
@@ -545,6 +547,7 @@ fn make(r: &mut SplitMix64, p: &Plan<'_>, anchor: DateTime<Utc>) -> (Alert, Opti
         acknowledged_until: None,
         acknowledgement_comment: None,
         acknowledging_username: None,
+        cluster_name: None,
     };
     let ack = p
         .ack_after
@@ -579,21 +582,7 @@ fn ack_event(r: &mut SplitMix64, a: &Alert, at: DateTime<Utc>) -> Event {
         created: at,
         event_type_name: "ALERT_ACKNOWLEDGED_AUDIT".into(),
         body: Value::Object(body),
+        cluster_id: None,
+        on_atlas: None,
     }
-}
-
-/// Adds events to their projects' events, keeping each project's newest first.
-fn add_events(world: &mut World, events: Vec<Event>) {
-    if events.is_empty() {
-        return;
-    }
-    let order: Vec<String> = world.projects.iter().map(|p| p.id.clone()).collect();
-    let rank = |g: &str| order.iter().position(|x| x == g).unwrap_or(usize::MAX);
-    world.events.extend(events);
-    world.events.sort_by(|a, b| {
-        rank(&a.group_id)
-            .cmp(&rank(&b.group_id))
-            .then(b.created.cmp(&a.created))
-            .then(b.id.cmp(&a.id))
-    });
 }

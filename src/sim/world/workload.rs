@@ -6,9 +6,9 @@
 //! and the hour, from a random stream of its own (the rest of the world does not move, and
 //! any window gives the same queries).
 //!
-//! Where a later issue seeds causes (slow queries that rise with a replica set's CPU or
-//! connections, an index dropped at some time), they enter through [`load`], which scales how
-//! often and how slowly a pattern runs at a time, and through the patterns themselves.
+//! Seeded causes (slow queries that rise with the CPU or the connections that raised an
+//! alert: `world/causes.rs`) enter through the host's hot spans, which [`load`] reads to scale
+//! how often and how slowly a pattern runs at a time.
 
 use chrono::{DateTime, TimeZone, Utc};
 
@@ -89,7 +89,8 @@ pub fn patterns(seed: u64, host: &Host) -> Vec<Pattern> {
         .filter(|d| !SYSTEM.contains(d))
         .collect();
     let count = match host.type_name.as_str() {
-        _ if databases.is_empty() => 0,
+        // (Not 0: a secondary's 0 draws up to one pattern, which needs a database.)
+        _ if databases.is_empty() => return Vec::new(),
         "STANDALONE" | "REPLICA_PRIMARY" | "SHARD_PRIMARY" => 2,
         "REPLICA_SECONDARY" | "SHARD_SECONDARY" => 0,
         _ => return Vec::new(),
@@ -136,10 +137,36 @@ pub fn patterns(seed: u64, host: &Host) -> Vec<Pattern> {
         .collect()
 }
 
-/// How busy `host` is at `t`, as a factor of its patterns' rate and duration: 1 (the hook of
-/// seeded causes).
-pub fn load(_host: &Host, _t: DateTime<Utc>) -> f64 {
-    1.0
+/// A span in which one pattern of a host runs hot: a seeded cause (`world/causes.rs`), slow
+/// queries that rise with the load that raised an alert.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hot {
+    /// The pattern (an index into [`patterns`]).
+    pub pattern: usize,
+    /// The span's first instant.
+    pub from: DateTime<Utc>,
+    /// Its last.
+    pub to: DateTime<Utc>,
+}
+
+/// How many times more often a hot pattern runs slowly.
+pub const HOT_RATE: f64 = 10.0;
+/// How many times slower its slow runs are.
+pub const HOT_DURATION: f64 = 3.0;
+
+/// How busy pattern `pattern` of `host` is in the hour from `t`, as factors of its rate and
+/// its duration: 1 and 1, or [`HOT_RATE`] and [`HOT_DURATION`] in an hour a hot span touches.
+pub fn load(host: &Host, pattern: usize, t: DateTime<Utc>) -> (f64, f64) {
+    let end = t + chrono::Duration::hours(1);
+    let hot = host
+        .hot
+        .iter()
+        .any(|h| h.pattern == pattern && h.from < end && t <= h.to);
+    if hot {
+        (HOT_RATE, HOT_DURATION)
+    } else {
+        (1.0, 1.0)
+    }
 }
 
 /// The slow runs of `host`'s workload logged from `from` to `to` (each included), oldest
@@ -161,10 +188,10 @@ pub fn slow_queries(
     );
     for hour in first..=last {
         let start = Utc.timestamp_opt(hour * 3600, 0).single().unwrap_or(from);
-        let load = load(host, start);
         for (i, p) in patterns.iter().enumerate() {
+            let (rate, slower) = load(host, i, start);
             let h = hash(&[seed, host.index as u64, WORKLOAD, i as u64, hour as u64]);
-            let runs = (p.per_hour * load + unit(h)).floor() as u64;
+            let runs = (p.per_hour * rate + unit(h)).floor() as u64;
             for run in 0..runs {
                 let h = hash(&[h, run]);
                 let ms = (unit(h) * 3_600_000.0) as i64;
@@ -187,7 +214,7 @@ pub fn slow_queries(
                     at,
                     pattern: i,
                     // Slower than `slowms` (100 ms), or it would not be logged.
-                    duration_ms: (p.typical_ms * load * (0.7 + 0.6 * unit(hash(&[h, 2]))))
+                    duration_ms: (p.typical_ms * slower * (0.7 + 0.6 * unit(hash(&[h, 2]))))
                         .round()
                         .max(101.0) as u64,
                     docs_examined,

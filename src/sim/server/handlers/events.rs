@@ -22,25 +22,48 @@ fn as_atlas(e: &crate::sim::world::Event, m: &mut Map<String, Value>) -> Option<
 }
 
 impl Ctx<'_> {
+    /// Whether the flavour serves `e` (Atlas names some events otherwise: `world/causes.rs`).
+    fn serves_event(&self, e: &crate::sim::world::Event) -> bool {
+        e.on_atlas.is_none_or(|atlas| atlas == self.atlas())
+    }
+
     /// `GET /groups/{group_id}/events`, newest first: of the types `eventType` names (repeated),
-    /// created from `minDate` to `maxDate` (each included).
+    /// created from `minDate` to `maxDate` (each included), and on Atlas of the clusters
+    /// `clusterNames` names (repeated: Atlas's cluster events name their cluster only so).
     pub(crate) fn events(&self, g: &str) -> Reply {
         let bounds = match self.time_bounds(["minDate", "maxDate"]) {
             Ok(b) => b,
             Err(e) => return e,
         };
         let types = self.query_all("eventType");
+        let names = if self.atlas() {
+            self.query_all("clusterNames")
+        } else {
+            Vec::new()
+        };
         let raw = self
             .query("includeRaw")
             .is_some_and(|v| v.eq_ignore_ascii_case("true"));
         let w = self.world();
+        let clusters: Vec<&str> = w
+            .clusters
+            .iter()
+            .filter(|c| c.group_id == g && names.contains(&c.name.as_str()))
+            .map(|c| c.id.as_str())
+            .collect();
         let items: Vec<_> = w
             .events
             .iter()
-            .filter(|e| e.group_id == g)
+            .filter(|e| e.group_id == g && self.serves_event(e))
             .filter(|e| types.is_empty() || types.contains(&e.event_type_name.as_str()))
             .filter(|e| bounds[0].is_none_or(|t| e.created >= t))
             .filter(|e| bounds[1].is_none_or(|t| e.created <= t))
+            .filter(|e| {
+                names.is_empty()
+                    || e.cluster_id
+                        .as_deref()
+                        .is_some_and(|c| clusters.contains(&c))
+            })
             .collect();
         let reply = self.list(items, |e| self.event_json(e, raw));
         drop(w);
@@ -53,7 +76,11 @@ impl Ctx<'_> {
             .query("includeRaw")
             .is_some_and(|v| v.eq_ignore_ascii_case("true"));
         let w = self.world();
-        match w.events.iter().find(|x| x.group_id == g && x.id == id) {
+        let found = w
+            .events
+            .iter()
+            .find(|x| x.group_id == g && x.id == id && self.serves_event(x));
+        match found {
             Some(ev) => {
                 let v = self.event_json(ev, raw);
                 drop(w);

@@ -21,6 +21,10 @@ impl Ctx<'_> {
             }
         }
         m.insert("alertConfigId".into(), json!(a.alert_config_id));
+        // Atlas's alerts name their cluster (its specification's `clusterName`).
+        if let Some(c) = a.cluster_name.as_ref().filter(|_| self.atlas()) {
+            m.insert("clusterName".into(), json!(c));
+        }
         m.insert("created".into(), json!(iso(&a.created)));
         if let Some((n, u)) = &a.current_value {
             m.insert("currentValue".into(), json!({"number": n, "units": u}));

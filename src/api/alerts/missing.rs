@@ -1,0 +1,39 @@
+//! Why a part of an alert's context is missing: an error that costs only that part (the
+//! key's permission, an endpoint the server or the flavour lacks), said in words.
+
+use crate::error::{Error, Result};
+
+/// Why a part of a context is left out, for an error that only costs that part: a key
+/// without the permission (403), an endpoint the server lacks (404), an operation the flavour
+/// lacks; `None` for any other error, which fails the context.
+pub(crate) fn why_missing(e: &Error, what: &str) -> Option<String> {
+    match e {
+        Error::Unsupported { flavour, .. } => Some(format!("{flavour} has no {what}")),
+        Error::Api(a) if a.status == 403 => Some(format!(
+            "the key may not read {what} (HTTP 403{})",
+            a.error_code
+                .as_deref()
+                .map(|c| format!(" {c}"))
+                .unwrap_or_default()
+        )),
+        Error::Api(a) if a.status == 404 => Some(format!(
+            "the server has no {what} here (HTTP 404{})",
+            a.error_code
+                .as_deref()
+                .map(|c| format!(" {c}"))
+                .unwrap_or_default()
+        )),
+        _ => None,
+    }
+}
+
+/// A part's result: its value, or why it is missing; other errors fail the context.
+pub(crate) fn part<T>(r: Result<T>, what: &str) -> Result<Result<T, String>> {
+    match r {
+        Ok(v) => Ok(Ok(v)),
+        Err(e) => match why_missing(&e, what) {
+            Some(why) => Ok(Err(why)),
+            None => Err(e),
+        },
+    }
+}

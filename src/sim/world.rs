@@ -359,6 +359,28 @@ pub struct Event {
     pub on_atlas: Option<bool>,
 }
 
+impl Event {
+    /// Whether `flavour`'s API serves the event (`on_atlas`): what a user of that flavour can
+    /// list. The one rule the simulator's events handler, `Simulator.world()` and the tests
+    /// read.
+    ///
+    /// ```
+    /// use opsapi::sim::{SimConfig, Simulator};
+    /// use opsapi::Flavour;
+    ///
+    /// let sim = Simulator::start(SimConfig::default()).unwrap();
+    /// let w = sim.world();
+    /// // Atlas alone has its auto-scaling events: Ops Manager serves fewer than the world has.
+    /// let om = w.events.iter().filter(|e| e.served_on(Flavour::OpsManager)).count();
+    /// assert!(0 < om && om < w.events.len());
+    /// sim.shutdown();
+    /// ```
+    pub fn served_on(&self, flavour: crate::Flavour) -> bool {
+        self.on_atlas
+            .is_none_or(|atlas| atlas == (flavour == crate::Flavour::Atlas))
+    }
+}
+
 /// A global API access list entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AccessListEntry {

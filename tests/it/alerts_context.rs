@@ -239,7 +239,7 @@ async fn a_replica_set_alert_gives_its_members_state_and_events_and_no_frame() {
         .iter()
         .rev()
         .filter(|e| &e.group_id == g && e.created >= ctx.start && e.created <= ctx.end)
-        .filter(|e| e.on_atlas != Some(true) && e.event_type_name != "JOINED_GROUP")
+        .filter(|e| e.served_on(opsapi::Flavour::OpsManager) && e.event_type_name != "JOINED_GROUP")
         .filter(|e| {
             e.body["hostId"]
                 .as_str()

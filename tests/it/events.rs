@@ -13,7 +13,7 @@ async fn events_with_and_without_raw() {
     let e = world
         .events
         .iter()
-        .find(|e| e.on_atlas != Some(true))
+        .find(|e| e.served_on(opsapi::Flavour::OpsManager))
         .unwrap();
     let plain = c.events().get(&e.group_id, &e.id, false).await.unwrap();
     assert_eq!(plain.id.as_deref(), Some(e.id.as_str()));
@@ -50,7 +50,7 @@ async fn list_events_sends_one_page_request_and_returns_the_seeded_events_newest
         let want: Vec<&opsapi::sim::Event> = world
             .events
             .iter()
-            .filter(|e| e.group_id == p.id && e.on_atlas != Some(true))
+            .filter(|e| e.group_id == p.id && e.served_on(opsapi::Flavour::OpsManager))
             .collect();
         assert!(want.len() > 1);
         assert_eq!(events.total_count(), want.len() as u64);

@@ -76,6 +76,11 @@ struct Ids {
     partition: String,
     database: String,
     event: String,
+    /// The group's events that every flavour serves (Atlas names a restart otherwise and has
+    /// auto-scaling alone: `Event::served_on`), which the flavours' listings must agree on.
+    shared_events: Vec<String>,
+    /// How many of the group's events this flavour serves.
+    served_events: usize,
     config: String,
     open_alerts: usize,
     /// A project alert of the group, and how many the group has.
@@ -154,10 +159,21 @@ fn ids(sim: &Simulator) -> Ids {
         event: w
             .events
             .iter()
-            .find(|e| e.group_id == h.group_id)
+            .find(|e| e.group_id == h.group_id && e.on_atlas.is_none())
             .unwrap()
             .id
             .clone(),
+        shared_events: w
+            .events
+            .iter()
+            .filter(|e| e.group_id == h.group_id && e.on_atlas.is_none())
+            .map(|e| e.id.clone())
+            .collect(),
+        served_events: w
+            .events
+            .iter()
+            .filter(|e| e.group_id == h.group_id && e.served_on(sim.flavour()))
+            .count(),
         config: config.id.clone(),
         open_alerts: w
             .project_alerts(&config.group_id)
@@ -258,7 +274,19 @@ async fn call(c: &Client, op: Operation, ids: &Ids) -> opsapi::Result<String> {
                 m.data_point_count()
             )
         }
-        Operation::EventsList => format!("{} events", c.events().list(g).await?.len()),
+        Operation::EventsList => {
+            let events = c.events().list(g).await?;
+            let shared = events
+                .iter()
+                .filter(|e| ids.shared_events.contains(e.id.as_ref().unwrap()))
+                .count();
+            assert_eq!(
+                events.len(),
+                ids.served_events,
+                "the events the flavour serves"
+            );
+            format!("{shared} events every flavour has")
+        }
         Operation::EventsGet => {
             format!("event {:?}", c.events().get(g, &ids.event, false).await?.id)
         }

@@ -38,7 +38,7 @@ impl PySimulator {
     /// cleared, deleted access-list entries gone): a dict of lists of dicts, for tests to
     /// pick identifiers and check what a write did.
     fn world<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (w, atlas) = self.with(|s| (s.world(), s.flavour() == crate::Flavour::Atlas))?;
+        let (w, flavour) = self.with(|s| (s.world(), s.flavour()))?;
         let out = PyDict::new(py);
         let list = |name: &str, rows: Vec<Bound<'py, PyDict>>| out.set_item(name, rows);
         let mut rows = Vec::new();
@@ -81,11 +81,7 @@ impl PySimulator {
         list("project_alerts", std::mem::take(&mut rows))?;
         // The events the flavour serves (Atlas names a restart and its auto-scaling its own
         // way: `on_atlas`).
-        for e in w
-            .events
-            .iter()
-            .filter(|e| e.on_atlas.is_none_or(|a| a == atlas))
-        {
+        for e in w.events.iter().filter(|e| e.served_on(flavour)) {
             let d = PyDict::new(py);
             d.set_item("id", &e.id)?;
             d.set_item("group_id", &e.group_id)?;

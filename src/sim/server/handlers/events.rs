@@ -24,7 +24,7 @@ fn as_atlas(e: &crate::sim::world::Event, m: &mut Map<String, Value>) -> Option<
 impl Ctx<'_> {
     /// Whether the flavour serves `e` (Atlas names some events otherwise: `world/causes.rs`).
     fn serves_event(&self, e: &crate::sim::world::Event) -> bool {
-        e.on_atlas.is_none_or(|atlas| atlas == self.atlas())
+        e.served_on(self.shared.config.flavour)
     }
 
     /// `GET /groups/{group_id}/events`, newest first: of the types `eventType` names (repeated),

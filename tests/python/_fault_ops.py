@@ -64,7 +64,7 @@ class Ids:
     databases: list[str] = field(default_factory=list)
     served: dict[str, Any] = field(default_factory=dict)  # op name -> the server's JSON
     fleet_rows: list[tuple] = field(default_factory=list)  # the fleet target's long rows
-    context: Any = None  # (alert, host, query, long rows) of the alerts.context cells
+    context: Any = None  # (alert, host, query, long rows, why's requests) of alerts.context's
 
 
 # Which identifier of a cell fills each placeholder of a row's path (`Op.ids` for another).
@@ -301,6 +301,7 @@ OPS: dict[str, Op] = {
         also=lambda i: [
             (row_path("hosts.get", group_id=i.g, host_id=i.context[1]), None),
             (row_path("alert_configs.list", group_id=i.g), PAGE1),
+            *i.context[4],
         ],
         ids={"host_id": lambda i: i.context[1]},
     ),

@@ -1,11 +1,14 @@
 //! Why a part of an alert's context is missing: an error that costs only that part (the
-//! key's permission, an endpoint the server or the flavour lacks), said in words.
+//! key's permission, an endpoint the server or the flavour lacks, an answer larger than the
+//! client may read), said in words.
 
 use crate::error::{Error, Result};
 
 /// Why a part of a context is left out, for an error that only costs that part: a key
 /// without the permission (403), an endpoint the server lacks (404), an operation the flavour
-/// lacks; `None` for any other error, which fails the context.
+/// lacks, an answer over the client's `max_response_bytes` (a busy host's slow query logs
+/// over a small limit: the rest of the context stands); `None` for any other error, which
+/// fails the context.
 pub(crate) fn why_missing(e: &Error, what: &str) -> Option<String> {
     match e {
         Error::Unsupported { flavour, .. } => Some(format!("{flavour} has no {what}")),
@@ -22,6 +25,9 @@ pub(crate) fn why_missing(e: &Error, what: &str) -> Option<String> {
                 .as_deref()
                 .map(|c| format!(" {c}"))
                 .unwrap_or_default()
+        )),
+        Error::ResponseTooLarge { limit, .. } => Some(format!(
+            "the answer for {what} is larger than max_response_bytes ({limit} bytes)"
         )),
         _ => None,
     }

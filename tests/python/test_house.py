@@ -53,18 +53,25 @@ def _names(text: str, prefix: str):
             yield [*head, tail]
 
 
+def _deps(modules, module: tuple[str, ...], text: str) -> set:
+    """The modules `text` (the file of `module`) names by `crate::`, `super::` and `self::`
+    paths (None where a path names no module of src/)."""
+    deps = set()
+    for path in _names(text, "crate"):
+        deps.add(_resolve(modules, path))
+    for path in _names(text, "super"):
+        deps.add(_resolve(modules, list(module[:-1]) + path))
+    for path in _names(text, "self"):
+        deps.add(_resolve(modules, list(module) + path))
+    return deps
+
+
 def _graph() -> dict[tuple[str, ...], set[tuple[str, ...]]]:
     modules = _modules()
     edges = {}
     for module, f in modules.items():
         text = f.read_text(encoding="utf-8")
-        deps = set()
-        for path in _names(text, "crate"):
-            deps.add(_resolve(modules, path))
-        for path in _names(text, "super"):
-            deps.add(_resolve(modules, list(module[:-1]) + path))
-        for path in _names(text, "self"):
-            deps.add(_resolve(modules, list(module) + path))
+        deps = _deps(modules, module, text)
         edges[module] = {
             d
             for d in deps
@@ -135,13 +142,7 @@ def _subtree_graphs() -> dict[tuple[str, ...], dict[tuple[str, ...], set[tuple[s
     levels: dict = {}
     for module, f in modules.items():
         text = re.sub(r"(?m)^\s*pub(\([^)]*\))? use [^;]*;", "", f.read_text(encoding="utf-8"))
-        deps = set()
-        for path in _names(text, "crate"):
-            deps.add(_resolve(modules, path))
-        for path in _names(text, "super"):
-            deps.add(_resolve(modules, list(module[:-1]) + path))
-        for path in _names(text, "self"):
-            deps.add(_resolve(modules, list(module) + path))
+        deps = _deps(modules, module, text)
         for d in deps - {None, module}:
             n = 0
             while n < min(len(module), len(d)) and module[n] == d[n]:

@@ -51,8 +51,10 @@ struct TokenState {
     /// The error of the last purchase, if it failed: requests that waited for it get it too,
     /// rather than each asking the rate-limited endpoint again.
     failed: Option<(u64, Error)>,
-    /// A token of the shared cache that the server refused before it expired: not taken from
-    /// the cache again.
+    /// The last token the server refused (expired by its clock, or unknown to it): not taken
+    /// from the shared cache again. Judged by this client's estimate of the server's clock, a
+    /// refused token can look usable still: an answer older than the refusal may set the
+    /// estimate back.
     refused: Option<HeaderValue>,
 }
 
@@ -397,9 +399,6 @@ impl Authenticate for OAuth {
                 let expired = !t.usable(now);
                 // A token of the shared cache the server does not know: bought anew, once.
                 let unknown = t.shared && !expired;
-                if unknown {
-                    state.refused = Some(t.header.clone());
-                }
                 if expired || unknown {
                     state.token = None;
                 }
@@ -412,6 +411,8 @@ impl Authenticate for OAuth {
             None => true,
         };
         if again {
+            // The cache shared with other processes may still hold it: never taken again.
+            state.refused = Some(sent.header.clone());
             tracing::debug!(
                 target: "opsapi",
                 method = cx.method, path = cx.path, "access token expired or refused: another"

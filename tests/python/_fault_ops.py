@@ -87,6 +87,10 @@ class Op:
     # Requests the call sends besides its own, each once and answered 200 before its own
     # (the fault is aimed at its own): (path, query) pairs.
     also: Callable[[Ids], list[tuple[str, Optional[str]]]] = lambda ids: []
+    # Requests the call sends at the same time as its own, on the same time budget: each once
+    # and answered 200 where the call succeeds; where it fails, those it had not sent yet when
+    # it ended may be missing (never one more, never one twice).
+    beside: Callable[[Ids], list[tuple[str, Optional[str]]]] = lambda ids: []
     # A placeholder filled otherwise than by PARAMS: its value from the cell's identifiers.
     ids: dict[str, Callable[[Ids], str]] = field(default_factory=dict)
 
@@ -292,7 +296,8 @@ OPS: dict[str, Op] = {
         body=_unack_body,
     ),
     # The measurement of an alert's context is its own request; its host and the project's
-    # alert configurations are asked first, at once.
+    # alert configurations are asked first, at once; its events and Performance Advisor's
+    # answers beside its own.
     "alerts.context": Op(
         "measurements.host",
         lambda c, i: c.alerts.context(i.context[0]),
@@ -301,8 +306,8 @@ OPS: dict[str, Op] = {
         also=lambda i: [
             (row_path("hosts.get", group_id=i.g, host_id=i.context[1]), None),
             (row_path("alert_configs.list", group_id=i.g), PAGE1),
-            *i.context[4],
         ],
+        beside=lambda i: i.context[4],
         ids={"host_id": lambda i: i.context[1]},
     ),
     "groups.list": _listing("groups.list", lambda c, i: c.groups.list(), "project_ids"),

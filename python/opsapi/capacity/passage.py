@@ -79,7 +79,11 @@ def first_passage(
 
     ``breaks`` (``keys``, ``age`` in days before ``now``, ``reason``: ``capacity_change`` or
     ``tier_change``) restart a series' fit; ``group`` (a column of ``limits``) names series
-    alike, whose past forecasts and shocks are pooled.
+    alike, whose past forecasts and shocks are pooled. Without it each series stands alone,
+    on its own past and its own shocks: a host's answer does not depend on which other hosts
+    were asked with it (pooled over a fleet's series of one resource, one host's connection
+    storms dated its calm neighbours, and Atlas, which serves no standalones, dated a host a
+    day apart from Ops Manager on the same world).
 
     Returns ``limits`` with ``days`` (the median), ``days_low``, ``days_high`` (null: beyond
     three years), ``interval_source``, and per series ``fit_since`` (datetime), ``fit_reason``,
@@ -96,7 +100,7 @@ def first_passage(
         )
         series = series.join(groups.select(*keys, "_g"), on=keys, how="left", nulls_equal=True)
     else:
-        series = series.with_columns(_g=pl.lit(0, dtype=pl.UInt32))
+        series = series.with_columns(_g=pl.col("_sid"))
     pts = points.join(series, on=keys, how="inner", nulls_equal=True).filter(
         pl.col("value").is_not_null() & pl.col("value").is_finite()
     )

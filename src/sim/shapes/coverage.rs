@@ -84,13 +84,13 @@ pub(super) fn days(c: &ShapeCase) -> (Vec<Day>, f64, Vec<Break>) {
 }
 
 /// The forecast of one case, its window `window` days (the history's: residual ranges), its
-/// range calibrated on its own past where `backtested`, its group's `shocks` borrowed (as
-/// `opsapi.capacity` pools a resource's series).
+/// range calibrated on its own past where `backtested`, its group's `shocks` borrowed where
+/// given (`opsapi.capacity` asks each series alone: none).
 pub(super) fn outcome(
     c: &ShapeCase,
     window: u32,
     backtested: bool,
-    shocks: &Shocks,
+    shocks: Option<&Shocks>,
 ) -> Option<Outcome> {
     let (days, limit, breaks) = days(c);
     let settings = Settings {
@@ -98,12 +98,14 @@ pub(super) fn outcome(
         ..Settings::default()
     };
     let mut f = fit(&days, &breaks, 0, &settings)?;
-    f.borrow(shocks);
+    if let Some(s) = shocks {
+        f.borrow(s);
+    }
     let a = (1.0 - LEVEL) / 2.0;
     let (mut p_low, mut p_high) = (a, 1.0 - a);
     let mut from_past = false;
     if backtested {
-        let pit: Vec<f64> = backtest(&days, &breaks, &settings, &[7, 14, 30], 2, Some(shocks))
+        let pit: Vec<f64> = backtest(&days, &breaks, &settings, &[7, 14, 30], 2, shocks)
             .iter()
             .map(|p| p.pit)
             .collect();
@@ -153,19 +155,8 @@ pub(super) fn measure(family: Family, n: usize, seed: u64, window: u32, bt: bool
         anchor,
         history_days: HISTORY,
     });
-    let settings = Settings {
-        window_days: window,
-        ..Settings::default()
-    };
-    let fits: Vec<_> = all
-        .iter()
-        .filter_map(|c| {
-            let (d, _, b) = days(c);
-            fit(&d, &b, 0, &settings)
-        })
-        .collect();
-    let shocks = Shocks::of(&fits.iter().collect::<Vec<_>>());
-    let shocks = &shocks;
+    // Each series alone, as `opsapi.capacity` asks them.
+    let shocks = None;
     let out: Vec<Outcome> = std::thread::scope(|s| {
         let (a, b) = all.split_at(all.len() / 2);
         let h = s.spawn(move || {

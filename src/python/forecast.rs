@@ -309,6 +309,13 @@ impl _Forecasts {
         Ok(d)
     }
 
+    /// The probabilities a range at `level` is read at, calibrated by past forecasts' `pits`
+    /// (`opsapi::forecast::calibrated`); None with too few of them.
+    #[staticmethod]
+    fn calibrated(pits: Vec<f64>, level: f64) -> Option<(f64, f64)> {
+        calibrated(&pits, level)
+    }
+
     /// For each row, when series `sid` (fitted now) reaches `limit` (toward it): the days
     /// after now by which it has with probability one half (`days`) and the range's ends
     /// (`days_low`, `days_high`: None past `max_days`, or without a fit), and where the ends

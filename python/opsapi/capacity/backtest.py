@@ -1,12 +1,12 @@
-"""How good past forecasts were: rolling-origin backtests of :func:`headroom`'s forecasts on
-the fleet's own history (issue 33 §1).
+"""How good past forecasts were: rolling-origin backtests of :func:`headroom`'s and
+:func:`disk_forecast`'s forecasts on the fleet's own history (issue 33 §1, issue 37).
 
-Every ``every`` days of the history before the last ``window``, the same fit as today's is
-made on the window before that day, and its forecast ``h`` days ahead (each of ``horizons``)
-is compared with what the same method measures of that day once it has seen a window after it
-(:func:`opsapi.capacity.trend.forecast_errors`). Pooled per resource over the fleet, those
-errors give the intervals of :func:`headroom` and :func:`disk_forecast`; :func:`backtest`
-shows them.
+Every ``every`` days of the history, the same forecast as today's (:mod:`opsapi.capacity.
+passage`: where the series' regime starts, its trend since, the first passage of the series
+itself through a limit) is made on the window before that day, and what it said of the
+``horizon`` days after is checked against the highest the series then reached
+(:func:`opsapi.capacity.passage.past_forecasts`). Each series' own past forecasts calibrate
+its ranges; :func:`backtest` shows them, per resource and horizon.
 """
 
 from __future__ import annotations
@@ -17,22 +17,15 @@ from typing import Any
 
 import polars as pl
 
+from opsapi import _native
 from opsapi._duration import parse_duration
 from opsapi.exceptions import InvalidArgumentError
 
 from ._common import _disk_points, _reference_now
-from .disk import disk_errors
+from .passage import capacity_breaks, past_forecasts
 from .resources import _SPECS, _applies
 from .topology import topology
-from .trend import (
-    INTERVAL_LEVEL,
-    MIN_FORECASTS,
-    Quantiles,
-    calibrate,
-    daily_peaks,
-    normal_quantiles,
-    peak_errors,
-)
+from .trend import INTERVAL_LEVEL
 
 __all__ = ["backtest"]
 
@@ -40,7 +33,8 @@ __all__ = ["backtest"]
 KEYS = ["resource", "group_id", "host_id", "part"]
 #: The series per resource a backtest reads at most (every n-th of a larger fleet).
 MAX_SERIES = 300
-_FOLDS = 5
+#: The fewest past forecasts a range is calibrated on (``opsapi::forecast::MIN_PITS``).
+MIN_PITS = 20
 
 
 #: :func:`headroom`'s thresholds (keyword arguments), which :func:`backtest` also takes.
@@ -92,64 +86,6 @@ def window_days(span: timedelta) -> int:
     return max(1, round(span.total_seconds() / 86_400))
 
 
-def resource_peaks(
-    frames: dict[str, Any], now: datetime, topo: pl.DataFrame | None = None
-) -> pl.DataFrame:
-    """Each day's peak of every host resource but disk space (:data:`_SPECS`), toward its limit,
-    over all the history of the frames up to ``now``: keys :data:`KEYS`, then ``day``, ``dow``,
-    ``y`` and ``n`` (:func:`opsapi.capacity.trend.daily_peaks`); only the hosts a resource
-    applies to when ``topo`` is given.
-
-    >>> peaks = resource_peaks({"host": host_frame, "disk": disk_frame}, now)  # doctest: +SKIP
-    """
-    keys = KEYS[1:]
-    now_lit = pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
-    parts = []
-    for name, spec in _SPECS.items():
-        # The limit is not read here (only which way is worse), so 1.0 stands for it.
-        series = spec.series(frames[spec.needs], limit=1.0).filter(pl.col("timestamp") <= now_lit)
-        if topo is not None:
-            hosts = _applies(topo, spec.applies).select("group_id", "host_id").lazy()
-            series = series.join(hosts, on=["group_id", "host_id"], how="semi")
-        peaks = daily_peaks(series, keys, now, quantile=spec.quantile, worse=spec.worse)
-        parts.append(peaks.with_columns(resource=pl.lit(name)))
-    return pl.concat(parts, how="vertical_relaxed").select(*KEYS, "day", "dow", "y", "n").collect()
-
-
-def resource_quantiles(
-    errors: pl.LazyFrame | None, *, level: float = INTERVAL_LEVEL
-) -> dict[str, Quantiles]:
-    """Each resource's interval edges from its pooled past errors (at least
-    :data:`~opsapi.capacity.trend.MIN_FORECASTS` of them), by resource name; a resource
-    without enough is not in it (its intervals come from the fit's residuals).
-
-    >>> resource_quantiles(None)
-    {}
-    """
-    if errors is None:
-        return {}
-    cal = calibrate(errors, ["resource"], level=level).collect()
-    return {
-        r["resource"]: Quantiles(r["q_low"], r["q_high"], "backtest", r["forecasts"])
-        for r in cal.iter_rows(named=True)
-        if r["forecasts"] >= MIN_FORECASTS and r["q_low"] is not None
-    }
-
-
-def _disk_errors(
-    disk_frame: Any, now: datetime, span: timedelta, horizons: Sequence[int], every: int
-) -> pl.LazyFrame | None:
-    """Disk space's past errors (:func:`opsapi.capacity.disk.disk_errors`), keyed as the
-    other resources'."""
-    points = _disk_points(disk_frame)
-    errors = disk_errors(points, now, span, horizons, every=max(every, 7))
-    if errors is None:
-        return None
-    return errors.rename({"partition_name": "part"}).with_columns(
-        resource=pl.lit("disk"), part=pl.col("part").cast(pl.String)
-    )
-
-
 def backtest(
     host_frame: pl.DataFrame | pl.LazyFrame,
     disk_frame: pl.DataFrame | pl.LazyFrame,
@@ -159,46 +95,49 @@ def backtest(
     horizons: Sequence[int] = (7, 14, 30),
     now: datetime | str | None = None,
     interval_level: float = INTERVAL_LEVEL,
-    every: int = 1,
+    every: int = 2,
     max_series: int = MAX_SERIES,
     **thresholds: float,
 ) -> pl.DataFrame:
-    """How good :func:`headroom`'s forecasts were on this fleet's own history: per resource
-    and horizon, the errors of past forecasts and the share of truths inside their interval.
+    """How good :func:`headroom`'s and :func:`disk_forecast`'s forecasts were on this fleet's
+    own history: per resource and horizon, how far past forecasts were off and how often
+    what came fell inside their range.
 
-    Every ``every`` days (disk space: every week, its fit reads every point), the same fit as
-    :func:`headroom`'s is made on the ``window`` before that day, and its forecast
-    ``horizon`` days ahead is compared with what the same method measured of that day once a
-    window after it had come (so neither one noisy day nor a fit's own extrapolation is taken
-    for the truth). The frames need the window, the horizon and another window of history:
-    ``window="14d"`` and ``horizons=(7, 14, 30)`` want 58 days (Atlas keeps 63 of hourly
-    data); pull them with ``headroom_inputs(client, history="63d")``.
+    Every ``every`` days of the history, each series' forecast is made as today's is
+    (:func:`opsapi.capacity.passage.past_forecasts`: from where its regime then started, on
+    the ``window`` before that day, each series alone) and checked against the highest the
+    series reached in the ``horizon`` days after (forecasts whose horizon saw the series
+    change are left out: they forecast a regime that did not last). The frames need the
+    window and the horizon of history: ``window="14d"`` and ``horizons=(7, 14, 30)`` want 44
+    days for all three (Atlas keeps 63 of hourly data); pull them with
+    ``headroom_inputs(client, history="63d")``.
 
-    The intervals :func:`headroom` gives are these errors' quantiles, pooled per resource over
-    every series and horizon, in units of each forecast's own spread. ``coverage`` is measured
-    out of sample: each fifth of the series (and weeks) is checked against the quantiles of
-    the other four fifths. At most ``max_series`` series per resource are read (every n-th).
-    ``thresholds`` are :func:`headroom`'s (accepted for the same call; a backtest does not
-    depend on a limit's value).
+    Each series' own past forecasts (20 or more) calibrate its ranges in :func:`headroom`
+    and :func:`disk_forecast` (``interval_source`` ``"backtest"``); here they are pooled per
+    resource, to say how good the method was on this fleet. ``coverage`` is the share of
+    outcomes inside the forecast's own ``interval_level`` range, before any calibration (an
+    honest figure: no forecast saw its outcome). At most ``max_series`` series per resource
+    are read (every n-th). ``thresholds`` are :func:`headroom`'s (accepted for the same call;
+    a backtest does not depend on a limit's value).
 
     Returns:
         One row per (resource, horizon) with past forecasts: ``resource``, ``horizon``
         (days), ``unit`` (of ``mean_abs_error``), ``series``, ``forecasts`` (past forecasts
         checked), ``dated`` (those that gave a date: a trend toward the limit beyond the
         noise), ``mae_days`` (their mean absolute error in days: how much earlier or later
-        they reached the level that came), ``abs_error_days_p90`` (9 forecasts in 10 were
-        within so many days), ``mean_abs_error`` (in ``unit``), ``coverage`` (the share of
-        truths inside their ``interval_level`` interval), ``interval_level``, ``q_low``,
-        ``q_high`` (the interval's edges in units of the spread, the resource's over all
-        horizons) and ``interval_source`` (``"backtest"``, or ``"residuals"`` where there
-        were fewer than 30 past forecasts and :func:`headroom` falls back to the fit's
-        residuals). Empty where the history is too short for any.
+        the series reached what the forecast's line said of the horizon's last day),
+        ``abs_error_days_p90`` (9 forecasts in 10 were within so many days),
+        ``mean_abs_error`` (in ``unit``), ``coverage``, ``interval_level``, ``q_low`` and
+        ``q_high`` (the probabilities of the first-passage distribution a range would be read
+        at, calibrated on all the resource's past forecasts, over every horizon; never inside
+        the model's own) and ``interval_source`` (``"backtest"`` with 20 or more past
+        forecasts, else ``"residuals"``). Empty where the history is too short for any.
 
     >>> from opsapi.capacity import headroom_inputs
     >>> inputs = headroom_inputs(client, window="14d", history="63d")
     >>> bt = backtest(*inputs, window="14d")
     >>> bt.filter(pl.col("resource") == "connections").select("horizon", "forecasts").rows()
-    [(7, 435), (14, 330), (30, 90)]
+    [(7, 317), (14, 242), (30, 117)]
     """
     hs = _check(interval_level, horizons, every)
     limits_of(thresholds)
@@ -207,81 +146,87 @@ def backtest(
     stamps = pl.concat([f.lazy().select("timestamp") for f in (host_frame, disk_frame)])
     now_utc = _reference_now(stamps.collect()["timestamp"], now)
     days = window_days(span)
-    peaks = resource_peaks({"host": host_frame, "disk": disk_frame}, now_utc, topo)
-    parts = [
-        e
-        for e in (
-            peak_errors(
-                peaks.lazy(),
-                KEYS,
-                window_days=days,
-                horizons=hs,
-                every=every,
-                max_series=max_series,
-                by=["resource"],
-            ),  # fmt: skip
-            _disk_errors(disk_frame, now_utc, timedelta(days=days), hs, every),
+    now_lit = pl.lit(now_utc, dtype=pl.Datetime("ms", "UTC"))
+    parts = []
+    disk = _disk_points(disk_frame).collect().filter(pl.col("timestamp") <= now_lit)
+    if disk.height:
+        keys = ["group_id", "host_id", "partition_name"]
+        pts = disk.select(*keys, "timestamp", value="used", capacity="point_capacity")
+        past = past_forecasts(
+            _every_nth(pts.select(*keys, "timestamp", "value"), keys, max_series),
+            keys, now_utc, window_days=days, horizons=hs, every=every,
+            breaks=capacity_breaks(pts, keys, now_utc),
+        )  # fmt: skip
+        parts.append(past.rename({"partition_name": "part"}).with_columns(resource=pl.lit("disk")))
+    frames = {"host": host_frame, "disk": disk_frame}
+    for name, spec in _SPECS.items():
+        # Which way is worse is all a backtest reads of the limit: 1.0 stands for it.
+        applies = _applies(topo, spec.applies).select("group_id", "host_id").lazy()
+        pts = (
+            spec.series(frames[spec.needs], limit=1.0)
+            .join(applies, on=["group_id", "host_id"], how="semi")
+            .filter(pl.col("timestamp") <= now_lit)
+            .select(*KEYS[1:], "timestamp", value=pl.col("value") * spec.worse)
+            .collect()
         )
-        if e is not None
-    ]
+        if not pts.height:
+            continue
+        past = past_forecasts(
+            _every_nth(pts, KEYS[1:], max_series), KEYS[1:], now_utc, window_days=days,
+            quantile=spec.quantile, horizons=hs, every=every,
+        )  # fmt: skip
+        parts.append(past.with_columns(resource=pl.lit(name)))
+    parts = [p for p in parts if p.height]
     if not parts:
         return _empty()
-    cols = [*KEYS, "origin", "horizon", "error", "score", "dated", "error_days"]
-    errors = pl.concat([p.select(cols) for p in parts], how="vertical_relaxed").collect()
-    return _summary(errors, days, interval_level)
+    cols = [*KEYS, "origin", "horizon", "pit", "error", "error_days", "dated"]
+    past = pl.concat(
+        [p.with_columns(pl.col("group_id", "host_id", "part").cast(pl.String)).select(cols)
+         for p in parts],
+        how="vertical_relaxed",
+    )  # fmt: skip
+    return _summary(past, interval_level)
 
 
-def _summary(errors: pl.DataFrame, days: int, level: float) -> pl.DataFrame:
-    """Per resource and horizon: counts, errors, out-of-fold coverage and the edges."""
-    fold = (
-        pl.struct(*KEYS[1:], (pl.col("origin") // days).alias("_week")).hash(seed=33) % _FOLDS
-    ).alias("_fold")
-    e = errors.lazy().with_columns(fold)
-    checked = []
-    for f in range(_FOLDS):
-        cal = calibrate(e.filter(pl.col("_fold") != f), ["resource"], level=level)
-        checked.append(
-            e.filter(pl.col("_fold") == f)
-            .join(cal.select("resource", "q_low", "q_high"), on="resource", how="left")
-            .with_columns(
-                inside=(pl.col("score") >= pl.col("q_low")) & (pl.col("score") <= pl.col("q_high"))
-            )
-        )
-    pooled = calibrate(e, ["resource"], level=level)
-    low, high = normal_quantiles(level)
+def _every_nth(points: pl.DataFrame, keys: list[str], most: int) -> pl.DataFrame:
+    """The points of at most ``most`` of the series (every n-th, in a stable order)."""
+    series = points.select(keys).unique().sort(keys)
+    if series.height <= most:
+        return points
+    step = -(-series.height // most)
+    kept = series.gather_every(step)
+    return points.join(kept, on=keys, how="semi", nulls_equal=True)
+
+
+def _summary(past: pl.DataFrame, level: float) -> pl.DataFrame:
+    """Per resource and horizon: counts, errors, how often the outcome fell in the forecast's
+    own range, and the range's ends as calibrated by those outcomes."""
+    a = (1.0 - level) / 2.0
     units = {name: spec.unit for name, spec in _SPECS.items()} | {"disk": "bytes"}
-    a = pl.col("error_days").abs()
+    off = pl.col("error_days").abs()
+    pit = pl.col("pit").drop_nulls()
+    order = {r: i for i, r in enumerate(["disk", *_SPECS])}
     return (
-        pl.concat(checked)
+        past.lazy()
         .group_by("resource", "horizon")
         .agg(
             series=pl.struct(*KEYS[1:]).n_unique().cast(pl.Int64),
             forecasts=pl.len().cast(pl.Int64),
             dated=pl.col("dated").sum().cast(pl.Int64),
-            mae_days=a.filter(pl.col("dated")).mean(),
-            abs_error_days_p90=a.filter(pl.col("dated")).quantile(0.9, interpolation="linear"),
+            mae_days=off.filter(pl.col("dated")).mean(),
+            abs_error_days_p90=off.filter(pl.col("dated")).quantile(0.9, interpolation="linear"),
             mean_abs_error=pl.col("error").abs().mean(),
-            coverage=pl.col("inside").drop_nulls().mean(),
+            coverage=pit.is_between(a, 1.0 - a).mean(),
         )
-        .join(
-            pooled.select("resource", "forecasts", "q_low", "q_high").rename({"forecasts": "_all"}),
-            on="resource",
-            how="left",
-        )  # fmt: skip
         .with_columns(
-            interval_source=pl.when(
-                (pl.col("_all") >= MIN_FORECASTS) & pl.col("q_low").is_not_null()
-            )
+            interval_source=pl.when(pl.col("forecasts") >= MIN_PITS)
             .then(pl.lit("backtest"))
             .otherwise(pl.lit("residuals")),
-        )
-        .with_columns(
-            q_low=pl.when(pl.col("interval_source") == "backtest").then("q_low").otherwise(low),
-            q_high=pl.when(pl.col("interval_source") == "backtest").then("q_high").otherwise(high),
             unit=pl.col("resource").replace_strict(units, default="", return_dtype=pl.String),
             interval_level=pl.lit(level),
             horizon=pl.col("horizon").cast(pl.Int64),
         )
+        .join(_ends(past, level).lazy(), on="resource", how="left")
         .select(
             "resource",
             "horizon",
@@ -297,15 +242,27 @@ def _summary(errors: pl.DataFrame, days: int, level: float) -> pl.DataFrame:
             "q_low",
             "q_high",
             "interval_source",
-        )  # fmt: skip
+        )
         .sort(
-            pl.col("resource").replace_strict(
-                {r: i for i, r in enumerate(["disk", *_SPECS])}, default=99, return_dtype=pl.Int32
-            ),
+            pl.col("resource").replace_strict(order, default=99, return_dtype=pl.Int32),
             "horizon",
         )
         .collect()
     )
+
+
+def _ends(past: pl.DataFrame, level: float) -> pl.DataFrame:
+    """Per resource, over every horizon, the probabilities its ranges' ends would be read at
+    if calibrated on all its series' past forecasts (``q_low``, ``q_high``:
+    ``opsapi::forecast::calibrated``, never inside the model's own); null with too few."""
+    rows = []
+    for (resource,), one in past.group_by("resource"):
+        ends = _native._Forecasts.calibrated(one["pit"].drop_nulls().to_list(), level)
+        rows.append((resource, *(ends or (None, None))))
+    return pl.DataFrame(
+        rows, schema={"resource": pl.String, "q_low": pl.Float64, "q_high": pl.Float64},
+        orient="row",
+    )  # fmt: skip
 
 
 def _empty() -> pl.DataFrame:

@@ -21,14 +21,14 @@ from opsapi.exceptions import ForbiddenError, InvalidArgumentError, NotFoundErro
 
 from ._common import _MS_PER_DAY, _disk_points, _reference_now
 from .autoscaling import at_max_tier, auto_scaling, said
-from .backtest import KEYS, _check, resource_peaks, window_days
+from .backtest import KEYS, _check, window_days
 from .disk import disk_forecast
 from .oversized import OVERSIZED_SHARE, mark_oversized
 from .passage import first_passage, rests_on, short_note
 from .resources import _SPECS, _applies, _Spec
 from .rollup import _HOST, _rank, _rolled_up, _shard_growth
 from .topology import topology
-from .trend import INTERVAL_LEVEL, fit_peaks
+from .trend import INTERVAL_LEVEL, daily_peaks, fit_peaks
 
 __all__ = ["HEADROOM_DISK_METRICS", "HEADROOM_HOST_METRICS", "RESOURCES", "check_pull",
            "headroom", "headroom_inputs"]  # fmt: skip
@@ -191,6 +191,30 @@ def _clusters(client: Any, group_ids: list[str]) -> tuple[list[Any], list[str]]:
                 f"{e.status})"
             ]
     return clusters, []
+
+
+def resource_peaks(
+    frames: dict[str, Any], now: datetime, topo: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """Each day's peak of every host resource but disk space (:data:`_SPECS`), toward its limit,
+    over all the history of the frames up to ``now``: keys :data:`KEYS`, then ``day``, ``dow``,
+    ``y`` and ``n`` (:func:`opsapi.capacity.trend.daily_peaks`); only the hosts a resource
+    applies to when ``topo`` is given.
+
+    >>> peaks = resource_peaks({"host": host_frame, "disk": disk_frame}, now)  # doctest: +SKIP
+    """
+    keys = KEYS[1:]
+    now_lit = pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
+    parts = []
+    for name, spec in _SPECS.items():
+        # The limit is not read here (only which way is worse), so 1.0 stands for it.
+        series = spec.series(frames[spec.needs], limit=1.0).filter(pl.col("timestamp") <= now_lit)
+        if topo is not None:
+            hosts = _applies(topo, spec.applies).select("group_id", "host_id").lazy()
+            series = series.join(hosts, on=["group_id", "host_id"], how="semi")
+        peaks = daily_peaks(series, keys, now, quantile=spec.quantile, worse=spec.worse)
+        parts.append(peaks.with_columns(resource=pl.lit(name)))
+    return pl.concat(parts, how="vertical_relaxed").select(*KEYS, "day", "dow", "y", "n").collect()
 
 
 def headroom(

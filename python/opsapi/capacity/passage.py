@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Optional
+from typing import Any, Optional
 
 import polars as pl
 
 from .. import _native
 
-__all__ = ["capacity_breaks", "first_passage", "rests_on"]
+__all__ = ["capacity_breaks", "first_passage", "past_forecasts", "rests_on"]
 
 _REASON_SAID = {
     "level_shift": "the level stepped",
@@ -101,32 +101,11 @@ def first_passage(
         series = series.join(groups.select(*keys, "_g"), on=keys, how="left", nulls_equal=True)
     else:
         series = series.with_columns(_g=pl.col("_sid"))
-    pts = points.join(series, on=keys, how="inner", nulls_equal=True).filter(
-        pl.col("value").is_not_null() & pl.col("value").is_finite()
-    )
-    br = (
-        breaks.join(series, on=keys, how="inner", nulls_equal=True)
-        if breaks is not None and breaks.height
-        else pl.DataFrame({"_sid": [], "age": [], "reason": []},
-                          schema={"_sid": pl.UInt32, "age": pl.Float64, "reason": pl.String})
+    f = _forecasts(
+        points, series, keys, now, breaks,
+        quantile=quantile, window_days=window_days, min_days=min_days, level=level,
+        backtest=backtest, horizons=horizons,
     )  # fmt: skip
-    f = _native._Forecasts(
-        series.height,
-        pts["_sid"].to_list(),
-        (pts["timestamp"].dt.epoch("ms") // 1000).to_list(),
-        pts["value"].cast(pl.Float64).to_list(),
-        series["_g"].fill_null(0).to_list(),
-        br["_sid"].to_list(),
-        br["age"].cast(pl.Float64).to_list(),
-        br["reason"].to_list(),
-        now=int(now.timestamp()),
-        quantile=quantile,
-        window_days=int(window_days),
-        min_days=int(min_days),
-        level=float(level),
-        backtest=backtest,
-        horizons=[int(h) for h in horizons],
-    )
     fits = pl.DataFrame(f.fits([0])).select(
         _sid=pl.col("sid").cast(pl.UInt32),
         fit_since=pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
@@ -148,6 +127,96 @@ def first_passage(
     return (
         pl.concat([rows, crossed], how="horizontal").join(fits, on="_sid", how="left").drop("_sid")
     )
+
+
+def _forecasts(
+    points: pl.DataFrame,
+    series: pl.DataFrame,
+    keys: list[str],
+    now: datetime,
+    breaks: Optional[pl.DataFrame],
+    *,
+    quantile: float,
+    window_days: int,
+    min_days: int,
+    level: float,
+    backtest: bool,
+    horizons: Sequence[int],
+) -> Any:
+    """The Rust forecasts (``_native._Forecasts``) of ``series`` (``keys``, ``_sid``, ``_g``)
+    from their ``points``, restarted at ``breaks``."""
+    pts = points.join(series, on=keys, how="inner", nulls_equal=True).filter(
+        pl.col("value").is_not_null() & pl.col("value").is_finite()
+    )
+    br = (
+        breaks.join(series, on=keys, how="inner", nulls_equal=True)
+        if breaks is not None and breaks.height
+        else pl.DataFrame({"_sid": [], "age": [], "reason": []},
+                          schema={"_sid": pl.UInt32, "age": pl.Float64, "reason": pl.String})
+    )  # fmt: skip
+    return _native._Forecasts(
+        series.height,
+        pts["_sid"].to_list(),
+        (pts["timestamp"].dt.epoch("ms") // 1000).to_list(),
+        pts["value"].cast(pl.Float64).to_list(),
+        series["_g"].fill_null(0).to_list(),
+        br["_sid"].to_list(),
+        br["age"].cast(pl.Float64).to_list(),
+        br["reason"].to_list(),
+        now=int(now.timestamp()),
+        quantile=quantile,
+        window_days=int(window_days),
+        min_days=int(min_days),
+        level=float(level),
+        backtest=backtest,
+        horizons=[int(h) for h in horizons],
+    )
+
+
+def past_forecasts(
+    points: pl.DataFrame,
+    keys: Sequence[str],
+    now: datetime,
+    *,
+    window_days: int,
+    quantile: float = 0.95,
+    min_days: int = 4,
+    horizons: Sequence[int] = (7, 14, 30),
+    every: int = 2,
+    breaks: Optional[pl.DataFrame] = None,
+) -> pl.DataFrame:
+    """Each series' past forecasts, made as today's is (:func:`first_passage`, each series
+    alone): one every ``every`` days whose window the history holds, each checked at the
+    ``horizons`` it has seen come, those whose horizon saw the series change left out (they
+    forecast a regime that did not last). One row per forecast and horizon: ``keys``,
+    ``origin`` (days before ``now``), ``horizon``, ``pit`` (the probability the forecast gave
+    that no day of the horizon would reach the highest that came: inside the central
+    ``L`` of it, the outcome was inside the forecast's ``L`` range), ``error`` (that highest
+    less the forecast's line, toward the limit), ``error_days`` (that error in days of the
+    trend, where the forecast gave a date) and ``dated``.
+
+    >>> past = past_forecasts(points, ["host_id"], now, window_days=14)  # doctest: +SKIP
+    """
+    keys = list(keys)
+    series = (
+        points.select(keys)
+        .unique(maintain_order=True)
+        .with_row_index("_sid")
+        .with_columns(_g=pl.col("_sid"))
+    )
+    f = _forecasts(
+        points, series, keys, now, breaks,
+        quantile=quantile, window_days=window_days, min_days=min_days, level=0.8,
+        backtest=False, horizons=horizons,
+    )  # fmt: skip
+    rows = pl.DataFrame(
+        f.backtest([int(h) for h in horizons], int(every)),
+        schema={"sid": pl.UInt32, "origin": pl.Int64, "horizon": pl.Int64, "pit": pl.Float64,
+                "error": pl.Float64, "error_days": pl.Float64, "dated": pl.Boolean},
+    )  # fmt: skip
+    return rows.join(
+        series.select("_sid", *keys), left_on="sid", right_on="_sid", how="left"
+    ).select(*keys, "origin", "horizon", "pit", "error", "error_days", "dated")
 
 
 def rests_on(level: float, history_days: pl.Expr) -> pl.Expr:

@@ -304,7 +304,7 @@ def headroom_summary(
     >>> from opsapi.capacity import headroom, headroom_inputs
     >>> h = headroom(*headroom_inputs(client))
     >>> headroom_summary(h).filter(pl.col("scope") == "rs0")["summary"][0]
-    'prod · rs0: replication lag above 60 s now (rs0-2); oplog window below 24 h in ~11 days...'
+    'prod · rs0: replication lag above 60 s now (rs0-2); oplog window below 24 h in ~12 days...'
     """
     top = deployment_rows(h, names).sort("deployment", maintain_order=True)
     out = []
@@ -378,7 +378,7 @@ def headroom_table(h: pl.DataFrame, *, names: Optional[Mapping[str, str]] = None
     >>> t = headroom_table(headroom(*headroom_inputs(client)))
     >>> rs0 = t.filter(pl.col("deployment") == "prod · rs0")
     >>> rs0.select("oplog_window", "oplog_window_status").row(0)
-    (11.2..., 'warning')
+    (12.0, 'warning')
     """
     top = deployment_rows(h, names)
     order = headroom_summary(h, names=names).select("deployment")

@@ -4,7 +4,7 @@
 //! auto-scaling, instance restarts and updates, which name no cluster) with `clusterNames`.
 //!
 //! A part of the context the server refuses (the key's permission, an endpoint the server
-//! lacks) is left out with the reason ([`why_missing`]); any other failure is an error.
+//! lacks) is left out with the reason (`missing::why_missing`); any other failure is an error.
 
 use chrono::{DateTime, Utc};
 

@@ -95,8 +95,8 @@ pub struct ScalingCause {
 }
 
 /// The slow queries behind a CPU or connections alert: one pattern of its host's workload
-/// that runs [`workload::HOT_RATE`] times as often and [`workload::HOT_DURATION`] times as
-/// slowly from an hour before the alert to its end (at least an hour after it began).
+/// that runs 10 times as often and 3 times as slowly (the workload's `HOT_RATE` and
+/// `HOT_DURATION`) from an hour before the alert to its end (at least an hour after it began).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SlowCause {
     /// Project.

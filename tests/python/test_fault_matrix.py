@@ -404,7 +404,7 @@ class Cell:
         # verify=False: plain HTTP on loopback has no certificate to check, and the client then
         # skips loading the system's root store (about 20 ms a client, over a thousand cells).
         self.kwargs = {
-            "timeout": TIMEOUT,
+            "timeout": self.op.timeout,
             "max_response_bytes": LIMIT,
             "verify": False,
             **self.fault.client,

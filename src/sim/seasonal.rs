@@ -143,11 +143,7 @@ impl SeasonalCase {
 
     /// Its measurements from `start` to `end` (unix seconds, both on the grid of `step`).
     pub fn measurements(&self, start: i64, end: i64, step: i64) -> Measurements {
-        let first = start.div_euclid(step) * step;
-        let stamps: Vec<i64> = (0..)
-            .map(|k| first + k * step)
-            .take_while(|&t| t <= end)
-            .collect();
+        let stamps = grid(start, end, step);
         let values = stamps.iter().map(|&t| Some(self.value(t))).collect();
         let millis = stamps.iter().map(|&t| t * 1000).collect();
         Measurements {
@@ -221,6 +217,16 @@ pub fn cases(config: &SeasonalConfig) -> Vec<SeasonalCase> {
                 .and_then(|t| DateTime::from_timestamp(t, 0));
             case
         })
+        .collect()
+}
+
+/// The instants of the grid of `step` from `start` (rounded down to it) to `end`, in unix
+/// seconds: where a simulated series has its points.
+pub(super) fn grid(start: i64, end: i64, step: i64) -> Vec<i64> {
+    let first = start.div_euclid(step) * step;
+    (0..)
+        .map(|k| first + k * step)
+        .take_while(|&t| t <= end)
         .collect()
 }
 

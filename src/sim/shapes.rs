@@ -375,11 +375,7 @@ impl ShapeCase {
 
     /// Its measurements from `start` to `end` (unix seconds, both on the grid of `step`).
     pub fn measurements(&self, start: i64, end: i64, step: i64) -> Measurements {
-        let first = start.div_euclid(step) * step;
-        let stamps: Vec<i64> = (0..)
-            .map(|k| first + k * step)
-            .take_while(|&t| t <= end)
-            .collect();
+        let stamps = super::seasonal::grid(start, end, step);
         let rows: Vec<Vec<(&'static str, f64)>> = stamps.iter().map(|&t| self.values(t)).collect();
         let millis: Vec<i64> = stamps.iter().map(|&t| t * 1000).collect();
         let names: Vec<&'static str> = rows

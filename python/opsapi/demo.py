@@ -65,7 +65,8 @@ def load(
     frames are read from the store. The sync's report is the result's ``sync``. The store
     keeps the window it is synced with: a wider ``window`` later is not filled in backwards
     for the targets it already holds (a store of its own does that). The project alerts and
-    the events that say when each was acknowledged are read from the server.
+    the events that say when each was acknowledged are read from the server, and the events the
+    charts mark over ``window`` (``capacity.window_events``).
 
     ``history`` (longer than ``window``) syncs and reads that much: the report still fits on
     ``window`` and backtests its forecasts on the rest, so that each date's range comes from
@@ -74,6 +75,7 @@ def load(
     import polars as pl
 
     import opsapi
+    from opsapi import capacity
     from opsapi._duration import parse_duration
     from opsapi.report import ReportData
     from opsapi.testing import Simulator
@@ -96,6 +98,9 @@ def load(
         alerts = client.alerts.list_all(groups=list(names)).to_polars()
         per_project = [client.events.list(g).to_polars() for g in names]
         events = pl.concat(per_project, how="diagonal_relaxed") if per_project else None
+        marked = capacity.window_events(
+            client, list(names), start=now - parse_duration(window), end=now, clusters=clusters
+        )
     finally:
         if sim is not None:
             sim.close()
@@ -103,7 +108,7 @@ def load(
     return ReportData(
         frames["host"], frames["disk"], hosts, names, window,
         now=None if live else DEMO_NOW, db_frame=frames["database"],
-        alerts=alerts, alert_events=events, sync=synced, clusters=clusters,
+        alerts=alerts, alert_events=events, sync=synced, clusters=clusters, events=marked,
     )  # fmt: skip
 
 

@@ -6,7 +6,7 @@ use polars::prelude::*;
 use super::lists::Cols;
 use super::polars_err;
 use crate::error::Result;
-use crate::models::event_kinds::{host_named, kind_of, said};
+use crate::models::event_kinds::{host_named, kind_of, said, EventKind};
 use crate::models::{Event, IndexSuggestion, SlowQueryShape};
 
 /// The columns of `AlertContext::events_frame`.
@@ -49,6 +49,38 @@ pub const INDEX_COLUMNS: [&str; 7] = [
 
 /// The frame of a context's events (`AlertContext::events_frame`).
 pub fn events_frame(e: &[Event]) -> Result<DataFrame> {
+    event_columns(e).finish()
+}
+
+/// The events as a timeline (`EventList.timeline()` in Python): the columns of
+/// [`events_frame`], then `charted` (whether a capacity chart marks its kind) and
+/// `cluster_name` (Atlas's cluster events, which `Events::charted` names).
+///
+/// ```
+/// let e: opsapi::Event = opsapi::decode_model(br#"{"eventTypeName":"DISK_AUTO_SCALE_INITIATED","clusterName":"orders"}"#).unwrap();
+/// let f = opsapi::frame::context::timeline_frame(&[e]).unwrap();
+/// assert_eq!(f.column("kind").unwrap().str().unwrap().get(0), Some("scaling"));
+/// assert_eq!(f.column("charted").unwrap().bool().unwrap().get(0), Some(true));
+/// assert_eq!(f.column("cluster_name").unwrap().str().unwrap().get(0), Some("orders"));
+/// ```
+pub fn timeline_frame(e: &[Event]) -> Result<DataFrame> {
+    let mut c = event_columns(e);
+    c.bool(
+        "charted",
+        e.iter().map(|x| {
+            Some(
+                x.event_type_name
+                    .as_deref()
+                    .and_then(kind_of)
+                    .is_some_and(EventKind::charted),
+            )
+        }),
+    );
+    c.str("cluster_name", e.iter().map(|x| x.cluster_name.as_deref()));
+    c.finish()
+}
+
+fn event_columns(e: &[Event]) -> Cols {
     let mut c = Cols::new(e.len());
     c.time("created", e.iter().map(|x| x.created));
     c.str(
@@ -75,7 +107,7 @@ pub fn events_frame(e: &[Event]) -> Result<DataFrame> {
     c.str("id", e.iter().map(|x| x.id.as_deref()));
     c.str("host_id", e.iter().map(|x| x.host_id.as_deref()));
     c.str("alert_id", e.iter().map(|x| x.alert_id.as_deref()));
-    c.finish()
+    c
 }
 
 /// The frame of a context's slow queries (`AlertContext::slow_queries_frame`).

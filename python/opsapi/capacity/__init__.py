@@ -20,6 +20,9 @@ Null data points are ignored; no function loops over rows in Python.
   history, per resource and horizon (the intervals of every days-to-limit come from it; the
   trend of the peaks and the intervals themselves: ``trend.py``);
 - :func:`metric_summary`, :func:`hour_of_day_profile`, :func:`busiest_hours` (``load.py``);
+- :func:`window_events` and :func:`finding_events` (``events.py``): the elections,
+  restarts, hosts down, auto-scaling, tier changes and disk resizes of each finding's
+  deployment over the window, which the report's charts mark;
 - :func:`topology` (``topology.py``): the hosts as one frame with the role each plays, and
   :func:`disk_points`: the disk measurements as used space per partition and timestamp (what
   the report charts).
@@ -51,6 +54,7 @@ from ._common import (
 from .backtest import backtest
 from .databases import database_growth
 from .disk import disk_forecast, disk_points
+from .events import WindowEvents, finding_events, window_events
 from .headroom import (
     HEADROOM_DISK_METRICS,
     HEADROOM_HOST_METRICS,
@@ -86,6 +90,7 @@ __all__ = [
     "ROLE_SCOPES",
     "STORAGE_SIZE",
     "USED",
+    "WindowEvents",
     "accuracy_text",
     "backtest",
     "busiest_hours",
@@ -95,6 +100,7 @@ __all__ = [
     "deployment_rows",
     "disk_forecast",
     "disk_points",
+    "finding_events",
     "headroom",
     "headroom_inputs",
     "headroom_summary",
@@ -109,6 +115,7 @@ __all__ = [
     "threshold_label",
     "tier_down",
     "topology",
+    "window_events",
 ]
 
 _ = _PARTITION  # the partition key, used by tests as capacity._PARTITION

@@ -58,6 +58,10 @@ class ReportData:
     #: cluster, on Atlas every process of a cluster is in its roll-up, and their tiers fill
     #: ``tiers``.
     clusters: Any = None
+    #: The projects' events over the window that the charts mark
+    #: (:func:`opsapi.capacity.window_events`): each finding's chart marks its deployment's,
+    #: and a project whose events the server refused is named with why. Without it, no marks.
+    events: Optional[capacity.WindowEvents] = None
 
 
 def render(data: ReportData) -> str:
@@ -266,9 +270,15 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
     topo = data.frames["topology"]
     specs = []
     bt = data.frames["backtest"]
-    for i, r in enumerate(_finding_rows(h, data).iter_rows(named=True)):
+    rows = _finding_rows(h, data)
+    marks = None
+    if data.events is not None:
+        marks = capacity.finding_events(rows, data.events.frame, topo)
+        data.frames["events"] = marks
+    for i, r in enumerate(rows.iter_rows(named=True)):
         series = series_of(r, data.host_frame, data.disk_frame, topo)
-        chart = finding_chart(r, series, now)
+        mine = None if marks is None else marks.filter(pl.col("deployment") == r["deployment"])
+        chart = finding_chart(r, series, now, mine)
         specs.append((f"finding-{i}", title_text(r), chart.to_dict(), _caption(r, bt)))
     flagged = h.filter(
         pl.col("resource") == "shard_growth", pl.col("status").is_in(["critical", "warning"])
@@ -291,10 +301,22 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
         "<p>Each chart: the hourly series of the member that sets the value, its trend "
         "(dashed, fitted to the daily peaks with the weekly cycle taken out) up to the day it "
         "reaches the limit, that day and its 80 % range (shaded), now, and every threshold "
-        "the finding names (red); below it, how close past forecasts of its kind came on "
-        "this fleet. Drag to pan, scroll to zoom in time.</p>"
+        "the finding names (red), the deployment's elections, restarts, hosts down, "
+        "auto-scaling and tier or disk changes (purple, each labelled at its time); below it, "
+        "how close past forecasts of its kind came on this fleet. Drag to pan, scroll to zoom "
+        f"in time.</p>{_no_marks(data)}"
         f'<div class="charts">{divs}</div></section>',
         [(cid, spec) for cid, _, spec, _ in specs],
+    )
+
+
+def _no_marks(data: ReportData) -> str:
+    """One line per project whose events the server refused: its charts carry no marks."""
+    if data.events is None:
+        return ""
+    return "".join(
+        f'<p class="asof missing-events">{e(data.names.get(g, g))}: {e(why)}.</p>'
+        for g, why in data.events.missing.items()
     )
 
 

@@ -139,6 +139,26 @@ pub fn list_with_request(group_id: &str, query: &EventsQuery) -> Result<Request>
     Ok(list_request(group_id)?.query(query.to_pairs()))
 }
 
+/// The events of `types` from `start` to `end` (an alert context's, a capacity chart's).
+pub(crate) fn typed_window(
+    types: Vec<&'static str>,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> EventsQuery {
+    let q = EventsQuery::new().min_date(start).max_date(end);
+    types.into_iter().fold(q, EventsQuery::event_type)
+}
+
+/// Atlas's listing of `query`'s events of one cluster, which name no cluster and which
+/// `clusterNames` finds.
+pub(crate) fn of_cluster(
+    group_id: &str,
+    cluster_name: &str,
+    query: &EventsQuery,
+) -> Result<Request> {
+    Ok(list_with_request(group_id, query)?.query([("clusterNames", cluster_name.to_string())]))
+}
+
 /// The filters of the events a capacity chart marks from `start` to `end`, of `scopes`, in
 /// `flavour`'s own type names ([`charted_types`]).
 fn charted_query(
@@ -147,10 +167,7 @@ fn charted_query(
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> EventsQuery {
-    let q = EventsQuery::new().min_date(start).max_date(end);
-    charted_types(flavour, scopes)
-        .into_iter()
-        .fold(q, EventsQuery::event_type)
+    typed_window(charted_types(flavour, scopes), start, end)
 }
 
 /// The request of a project's events that a capacity chart marks and that name a host or a
@@ -198,7 +215,7 @@ pub fn charted_cluster_request(
     end: DateTime<Utc>,
 ) -> Result<Request> {
     let q = charted_query(Flavour::Atlas, &[EventScope::Cluster], start, end);
-    Ok(list_with_request(group_id, &q)?.query([("clusterNames", cluster_name.to_string())]))
+    of_cluster(group_id, cluster_name, &q)
 }
 
 impl Events<'_> {

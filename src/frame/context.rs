@@ -135,6 +135,34 @@ pub fn slow_queries_frame(s: &[SlowQueryShape]) -> Result<DataFrame> {
     c.finish()
 }
 
+/// A host's slow query logs summarised by namespace and query shape, the most time first
+/// (`SlowQueryLogs.summary()` in Python): the columns of [`slow_queries_frame`] and `share`,
+/// each shape's share of the logs' whole slow-query time (0 to 1; null when the logs took
+/// none). Every shape, not only the top few.
+///
+/// ```
+/// let logs: opsapi::SlowQueryLogs = opsapi::decode_model(br#"{"slowQueries":[
+///   {"namespace":"shop.orders","line":"{\"t\":{\"$date\":\"2026-03-01T10:00:00Z\"},\"attr\":{\"ns\":\"shop.orders\",\"command\":{\"find\":\"orders\",\"filter\":{\"status\":\"A\"}},\"durationMillis\":300}}"},
+///   {"namespace":"shop.users","line":"{\"t\":{\"$date\":\"2026-03-01T10:01:00Z\"},\"attr\":{\"ns\":\"shop.users\",\"command\":{\"find\":\"users\",\"filter\":{\"email\":\"x\"}},\"durationMillis\":100}}"}
+/// ]}"#).unwrap();
+/// let f = opsapi::frame::context::slow_summary_frame(&logs).unwrap();
+/// assert_eq!(f.column("share").unwrap().f64().unwrap().get(0), Some(0.75));
+/// ```
+pub fn slow_summary_frame(logs: &crate::models::SlowQueryLogs) -> Result<DataFrame> {
+    let rows = logs.rows();
+    let shapes = crate::models::slow_shapes::summarise(&rows, &[], usize::MAX);
+    let total: f64 = shapes.iter().map(|s| s.total_ms).sum();
+    let mut frame = slow_queries_frame(&shapes)?;
+    let share: Vec<Option<f64>> = shapes
+        .iter()
+        .map(|s| (total > 0.0).then(|| s.total_ms / total))
+        .collect();
+    frame
+        .with_column(Column::new("share".into(), share))
+        .map_err(polars_err)?;
+    Ok(frame)
+}
+
 /// The frame of a context's suggested indexes (`AlertContext::suggested_indexes_frame`).
 pub fn suggested_indexes_frame(s: &[IndexSuggestion]) -> Result<DataFrame> {
     let mut c = Cols::new(s.len());

@@ -8,23 +8,20 @@ events the server refuses costs only its marks, said in one line."""
 
 from __future__ import annotations
 
-import io
-import json
 from datetime import timedelta
 from urllib.parse import parse_qs
 
 import polars as pl
 import pytest
+from _flagged import flagged_world
 
 from opsapi import capacity
-from opsapi.testing import Simulator
 
 pytest.importorskip("altair", reason="the report's charts need Altair")
 
 from opsapi.report import charts, sections  # noqa: E402
 
 WINDOW = timedelta(days=14)
-FLAGGED = ["critical", "warning", "watch"]
 #: What each flavour's documentation calls the charted kinds of a host's events.
 OPS_MANAGER_TYPES = ["PRIMARY_ELECTED", "HOST_NOW_PRIMARY", "HOST_NOW_SECONDARY", "NO_PRIMARY",
                      "HOST_RESTARTED", "HOST_DOWN"]  # fmt: skip
@@ -42,19 +39,14 @@ ATLAS_CLUSTER_TYPES = ["TEST_FAILOVER_REQUESTED", "CLUSTER_INSTANCE_RESTARTED",
 def world(request, fixed_now):
     """Per flavour: the simulator, the findings' rows, their topology, the events the report
     asked and the requests it sent for them."""
-    with Simulator(seed=0, now=fixed_now, flavour=request.param) as sim:
-        client = sim.client(max_retries=0)
-        inputs = capacity.headroom_inputs(client)
-        names = {g.id: g.name for g in client.groups.list()}
-        h = capacity.headroom(*inputs, now=fixed_now, clusters=inputs.clusters)
-        rows = capacity.deployment_rows(h, names).filter(pl.col("status").is_in(FLAGGED))
-        topo = capacity.topology(inputs.hosts, inputs.clusters)
-        sim.clear_requests()
-        got = capacity.window_events(client, list(names), start=fixed_now - WINDOW,
-                                     end=fixed_now, clusters=inputs.clusters)  # fmt: skip
-        sent = [r for r in sim.requests() if r["authorized"] and r["path"].endswith("/events")]
-        yield {"sim": sim, "flavour": request.param, "rows": rows, "topo": topo, "got": got,
-               "sent": sent, "names": names, "inputs": inputs, "h": h}  # fmt: skip
+    with flagged_world(request.param, fixed_now) as w:
+        w["got"] = capacity.window_events(
+            w["client"], list(w["names"]), start=fixed_now - WINDOW, end=fixed_now,
+            clusters=w["inputs"].clusters,
+        )  # fmt: skip
+        sent = w["sim"].requests()
+        w["sent"] = [r for r in sent if r["authorized"] and r["path"].endswith("/events")]
+        yield w
 
 
 def _expected(w, fixed_now) -> dict[str, set[str]]:
@@ -166,24 +158,3 @@ def test_a_refused_listing_costs_only_that_projects_marks(own_sim, fixed_now):
         '<p class="asof missing-events">Prod: the key may not read the project&#x27;s events '
         "(HTTP 403): no event marks.</p>"
     )
-
-
-def test_capacity_json_carries_the_events_it_marks(sim, monkeypatch, fixed_now):
-    from opsapi import cli
-
-    for name, value in (("OPSAPI_BASE_URL", sim.base_url),
-                        ("OPSAPI_PUBLIC_KEY", sim.public_key),
-                        ("OPSAPI_PRIVATE_KEY", sim.private_key)):  # fmt: skip
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("OPSAPI_CA_FILE", raising=False)
-    out = io.StringIO()
-    assert cli.main(["capacity", "-o", "json"], out=out) == 0
-    doc = json.loads(out.getvalue())
-    assert doc["events_missing"] == {}
-    restarts = {e["event_id"]: e for e in sim.cause_truth()["restarts"]}
-    said = [e for e in doc["events"] if e["id"] in restarts]
-    assert said, doc["events"]
-    flagged = {s["deployment"] for s in doc["summary"] if s["status"] in FLAGGED}
-    for e in said:
-        assert e["deployment"] in flagged and e["kind"] == "restart"
-        assert e["created"] == f"{restarts[e['id']]['at']:%Y-%m-%dT%H:%M:%SZ}"

@@ -23,6 +23,8 @@ Null data points are ignored; no function loops over rows in Python.
 - :func:`window_events` and :func:`finding_events` (``events.py``): the elections,
   restarts, hosts down, auto-scaling, tier changes and disk resizes of each finding's
   deployment over the window, which the report's charts mark;
+- :func:`finding_drivers` (``drivers.py``): the namespaces and query shapes that take most of
+  the slow-query time of each CPU, cache, tickets and connections finding's host;
 - :func:`topology` (``topology.py``): the hosts as one frame with the role each plays, and
   :func:`disk_points`: the disk measurements as used space per partition and timestamp (what
   the report charts).
@@ -54,6 +56,7 @@ from ._common import (
 from .backtest import backtest
 from .databases import database_growth
 from .disk import disk_forecast, disk_points
+from .drivers import DRIVEN_RESOURCES, Drivers, driver_text, finding_drivers
 from .events import WindowEvents, finding_events, window_events
 from .headroom import (
     HEADROOM_DISK_METRICS,
@@ -80,6 +83,8 @@ from .topology import ROLES, role, topology
 
 __all__ = [
     "ATLAS_TIERS",
+    "DRIVEN_RESOURCES",
+    "Drivers",
     "FREE",
     "HEADROOM_DISK_METRICS",
     "HEADROOM_HOST_METRICS",
@@ -100,6 +105,8 @@ __all__ = [
     "deployment_rows",
     "disk_forecast",
     "disk_points",
+    "driver_text",
+    "finding_drivers",
     "finding_events",
     "headroom",
     "headroom_inputs",

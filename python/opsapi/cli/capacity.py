@@ -10,7 +10,9 @@ the window, so that the ranges come from how wrong past forecasts were on this f
 (:func:`opsapi.capacity.backtest`). ``--output json`` prints the same as JSON, with the events
 of each flagged deployment over the window that the report's charts mark (``events``:
 elections, restarts, hosts down, auto-scaling, tier and disk changes) and, per project whose
-events the server refused, why (``events_missing``).
+events the server refused, why (``events_missing``); and the namespaces and query shapes
+that take most of each CPU, cache, tickets and connections finding's host's slow-query time,
+with their share (``drivers``; ``drivers_missing``: why a host's are absent).
 
 The measurements come from the server (:func:`_inputs`); a local measurement store plugs in
 there (``--store PATH``, once the store exists), the rest of the command unchanged.
@@ -155,7 +157,8 @@ def _as_json(summary: Any, table: Any, window: str, bt: Any = None) -> dict[str,
 def _events_json(c: Any, inputs: Any, h: Any, names: dict[str, str], window: str) -> dict:
     """The events the report's charts would mark: each flagged deployment's elections,
     restarts, hosts down, auto-scaling and tier or disk changes over the window
-    (``capacity.finding_events``), and why a project's are missing."""
+    (``capacity.finding_events``), and why a project's are missing; the query shapes behind
+    each load finding (``capacity.finding_drivers``), and why a host's are missing."""
     import polars as pl
 
     from opsapi import capacity
@@ -165,7 +168,7 @@ def _events_json(c: Any, inputs: Any, h: Any, names: dict[str, str], window: str
                         inputs.disk_frame.select("timestamp")])["timestamp"]  # fmt: skip
     now = stamps.max()
     if now is None:
-        return {"events": [], "events_missing": {}}
+        return {"events": [], "events_missing": {}, "drivers": [], "drivers_missing": {}}
     got = capacity.window_events(
         c, list(names), start=now - parse_duration(window), end=now, clusters=inputs.clusters
     )
@@ -174,11 +177,13 @@ def _events_json(c: Any, inputs: Any, h: Any, names: dict[str, str], window: str
     )
     topo = capacity.topology(inputs.hosts, inputs.clusters)
     marks = capacity.finding_events(rows, got.frame, topo)
+    drivers = capacity.finding_drivers(c, rows, topo, start=now - parse_duration(window), end=now)
+    created = pl.col("created").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     return {
-        "events": marks.with_columns(
-            pl.col("created").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
-        ).to_dicts(),
+        "events": marks.with_columns(created).to_dicts(),
         "events_missing": {names.get(g, g): why for g, why in got.missing.items()},
+        "drivers": drivers.frame.to_dicts(),
+        "drivers_missing": drivers.missing,
     }
 
 

@@ -18,7 +18,7 @@ from opsapi import capacity
 
 from . import alerts as report_alerts
 from .charts import LABELS, finding_chart, series_of, shard_chart, shard_points, title_text
-from .html import GIB, date, e, labeller, number, page, table
+from .html import GIB, date, e, labeller, number, page, short, table
 
 __all__ = ["ReportData", "render"]
 
@@ -62,6 +62,10 @@ class ReportData:
     #: (:func:`opsapi.capacity.window_events`): each finding's chart marks its deployment's,
     #: and a project whose events the server refused is named with why. Without it, no marks.
     events: Optional[capacity.WindowEvents] = None
+    #: The namespaces and query shapes behind the CPU, cache, tickets and connections
+    #: findings (:func:`opsapi.capacity.finding_drivers`), named under their charts, and why
+    #: a host's are missing. Without it, none named.
+    drivers: Optional[capacity.Drivers] = None
 
 
 def render(data: ReportData) -> str:
@@ -279,7 +283,8 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
         series = series_of(r, data.host_frame, data.disk_frame, topo)
         mine = None if marks is None else marks.filter(pl.col("deployment") == r["deployment"])
         chart = finding_chart(r, series, now, mine)
-        specs.append((f"finding-{i}", title_text(r), chart.to_dict(), _caption(r, bt)))
+        said = _caption(r, bt)
+        specs.append((f"finding-{i}", title_text(r), chart.to_dict(), said, _driven(r, data)))
     flagged = h.filter(
         pl.col("resource") == "shard_growth", pl.col("status").is_in(["critical", "warning"])
     )
@@ -289,12 +294,13 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
         deployment = _deployment_of(first["scope"], data)
         chart = shard_chart(first, deployment, pts, now)
         name = f"{deployment}: {LABELS['shard_growth']}"
-        specs.append(("finding-shards", name, chart.to_dict(), ""))
+        specs.append(("finding-shards", name, chart.to_dict(), "", ""))
     divs = "".join(
         f'<div class="finding"><div class="chart" id="{cid}" data-title="{e(name)}"></div>'
         + (f'<p class="accuracy">{e(caption)}</p>' if caption else "")
+        + (f'<p class="drivers">{e(driven)}</p>' if driven else "")
         + "</div>"
-        for cid, name, _, caption in specs
+        for cid, name, _, caption, driven in specs
     )
     return (
         '<section id="findings"><h2>The findings, most urgent first</h2>'
@@ -303,11 +309,27 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
         "reaches the limit, that day and its 80 % range (shaded), now, and every threshold "
         "the finding names (red), the deployment's elections, restarts, hosts down, "
         "auto-scaling and tier or disk changes (purple, each labelled at its time); below it, "
-        "how close past forecasts of its kind came on this fleet. Drag to pan, scroll to zoom "
+        "how close past forecasts of its kind came on this fleet, and under a CPU, cache, "
+        "tickets or connections chart the query shapes that took most of its host's "
+        "slow-query time. Drag to pan, scroll to zoom "
         f"in time.</p>{_no_marks(data)}"
         f'<div class="charts">{divs}</div></section>',
-        [(cid, spec) for cid, _, spec, _ in specs],
+        [(cid, spec) for cid, _, spec, _, _ in specs],
     )
+
+
+def _driven(row: dict, data: ReportData) -> str:
+    """Under a CPU, cache, tickets or connections chart: the namespaces and query shapes
+    that take most of its host's slow-query time, or why none is named."""
+    d = data.drivers
+    if d is None or row["resource"] not in capacity.DRIVEN_RESOURCES:
+        return ""
+    host = short(row["member"])
+    if row["member"] in d.missing:
+        return f"Slow queries on {host}: {d.missing[row['member']]}."
+    mine = d.frame.filter(pl.col("member") == row["member"], pl.col("resource") == row["resource"])
+    text = capacity.driver_text(mine)
+    return f"Slow queries on {host}: {text}." if text else f"Slow queries on {host}: none."
 
 
 def _no_marks(data: ReportData) -> str:

@@ -100,8 +100,9 @@ def test_json_holds_the_summary_and_the_table(env) -> None:
 
 
 def test_json_carries_each_findings_events_and_drivers(env) -> None:
-    """The events the report's charts mark (each flagged deployment's seeded restarts) and
-    the query shapes behind each seeded CPU and connections finding (its seeded driver)."""
+    """The events the report's charts mark (each flagged deployment's seeded restarts), the
+    query shapes behind each seeded CPU and connections finding (its seeded driver), and the
+    databases behind each disk finding (the seeded one that makes most of its growth)."""
     doc = json.loads(_run("capacity", "--output", "json")[1])
     assert doc["events_missing"] == {} and doc["drivers_missing"] == {}
     restarts = {e["event_id"]: e for e in env.cause_truth()["restarts"]}
@@ -118,6 +119,15 @@ def test_json_carries_each_findings_events_and_drivers(env) -> None:
         named = [x for x in doc["drivers"]
                  if x["member"] == t["members"][0] and x["resource"] == t["resource"]]  # fmt: skip
         assert named and named[0]["namespace"] == d["namespace"] and named[0]["share"] > 0.5
+    # Each disk finding's growing databases, the seeded one that makes most of it first.
+    assert doc["disk_drivers_missing"] == {}
+    grows = {(d["process_id"], d["partition_name"]): d["database_name"]
+             for d in env.database_truth() if d["drives_growth"]}  # fmt: skip
+    firsts = {}
+    for x in doc["disk_drivers"]:
+        firsts.setdefault((x["member"], x["partition_name"]), x["database_name"])
+    checked = [k for k in firsts if k in grows]
+    assert len(checked) >= 2 and all(firsts[k] == grows[k] for k in checked), firsts
 
 
 def test_one_project_and_its_requests(env) -> None:

@@ -305,6 +305,28 @@ def test_each_chart_marks_its_deployments_events(dom, report) -> None:
     assert marked >= 1
 
 
+def test_each_disk_chart_names_the_database_that_grows_it(dom) -> None:
+    """Under a disk finding's chart, the seeded database that makes most of its partition's
+    growth, first, with its share."""
+    from opsapi.demo import DEMO_NOW
+    from opsapi.testing import Simulator
+
+    with Simulator(seed=0, now=DEMO_NOW) as sim:
+        truth = {(d["process_id"].split(".")[0], d["partition_name"]): d
+                 for d in sim.database_truth() if d["drives_growth"]}  # fmt: skip
+    # Within one finding's box: a disk chart's title, then its drivers' line.
+    named = re.findall(r'data-title="[^"]*: Disk space \(([\w-]+), (\w+)\)"'
+                       r'(?:(?!class="finding").)*?<p class="drivers">([^<]*)</p>', dom,
+                       flags=re.S)  # fmt: skip
+    checked = 0
+    for host, part, said in named:
+        t = truth.get((host, part))
+        if t is not None:
+            assert said.startswith(f"Growing on {host} {part}: {t['database_name']} "), said
+            checked += 1
+    assert checked >= 1, named
+
+
 def test_charts_in_urgency_order(dom, report) -> None:
     import polars as pl
 

@@ -32,6 +32,7 @@ def world(request, fixed_now):
             w["client"], w["rows"], w["topo"], start=fixed_now - WINDOW, end=fixed_now
         )
         w["sent"] = [r for r in w["sim"].requests() if r["authorized"]]
+        w["sim"].clear_requests()
         yield w
 
 
@@ -114,3 +115,33 @@ def test_a_refused_host_costs_only_its_drivers(world, fixed_now):
     data = sections.ReportData(pl.DataFrame(), pl.DataFrame(), [], world["names"], drivers=got)
     said = sections._driven(row, data)
     assert said.startswith(f"Slow queries on {member.split('.')[0]}: no slow queries: ")
+
+
+def test_each_disk_finding_names_the_database_that_grows_it(world, fixed_now):
+    """The seeded database that makes most of a filling disk's growth is named first, with
+    its share; only the disk findings' hosts' databases are asked."""
+    w = world
+    got = capacity.database_drivers(w["client"], w["rows"], w["topo"], w["inputs"].disk_frame,
+                                    now=fixed_now)  # fmt: skip
+    assert got.missing == {}
+    truth = {(d["process_id"], d["partition_name"]): d
+             for d in w["sim"].database_truth() if d["drives_growth"]}  # fmt: skip
+    disks = w["rows"].filter(pl.col("resource") == "disk")
+    checked = 0
+    for r in disks.iter_rows(named=True):
+        t = truth.get((r["member"], r["part"]))
+        if t is None:
+            continue
+        mine = got.frame.filter(pl.col("member") == r["member"],
+                                pl.col("partition_name") == r["part"])  # fmt: skip
+        first = mine.row(0, named=True)
+        assert first["database_name"] == t["database_name"]
+        assert abs(first["share_of_disk_growth"] - t["share_of_disk_growth"]) < 0.1
+        said = capacity.growth_text(mine)
+        assert said.startswith(f"{t['database_name']} {first['share_of_disk_growth'] * 100:.0f} %")
+        checked += 1
+    assert checked >= 2
+    hosts = w["topo"].filter(pl.col("member").is_in(disks["member"].to_list()))["host_id"]
+    ids = {quote(str(h), safe="") for h in hosts}
+    asked = [r["path"] for r in w["sim"].requests() if "/databases" in r["path"]]
+    assert asked and all(any(f"/{h}/databases" in p for h in ids) for p in asked), asked

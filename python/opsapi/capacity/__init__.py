@@ -56,7 +56,15 @@ from ._common import (
 from .backtest import backtest
 from .databases import database_growth
 from .disk import disk_forecast, disk_points
-from .drivers import DRIVEN_RESOURCES, Drivers, driver_text, finding_drivers
+from .drivers import (
+    DRIVEN_RESOURCES,
+    Drivers,
+    database_drivers,
+    disk_drivers,
+    driver_text,
+    finding_drivers,
+    growth_text,
+)
 from .events import WindowEvents, finding_events, window_events
 from .headroom import (
     HEADROOM_DISK_METRICS,
@@ -101,13 +109,16 @@ __all__ = [
     "busiest_hours",
     "cell_text",
     "cluster_tiers",
+    "database_drivers",
     "database_growth",
     "deployment_rows",
     "disk_forecast",
+    "disk_drivers",
     "disk_points",
     "driver_text",
     "finding_drivers",
     "finding_events",
+    "growth_text",
     "headroom",
     "headroom_inputs",
     "headroom_summary",

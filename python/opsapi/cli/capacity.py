@@ -12,7 +12,9 @@ of each flagged deployment over the window that the report's charts mark (``even
 elections, restarts, hosts down, auto-scaling, tier and disk changes) and, per project whose
 events the server refused, why (``events_missing``); and the namespaces and query shapes
 that take most of each CPU, cache, tickets and connections finding's host's slow-query time,
-with their share (``drivers``; ``drivers_missing``: why a host's are absent).
+with their share (``drivers``; ``drivers_missing``: why a host's are absent); the databases
+that make each disk finding's growth, with their share of it (``disk_drivers``: the database
+measurements of those hosts alone; ``disk_drivers_missing``).
 
 The measurements come from the server (:func:`_inputs`); a local measurement store plugs in
 there (``--store PATH``, once the store exists), the rest of the command unchanged.
@@ -168,7 +170,8 @@ def _events_json(c: Any, inputs: Any, h: Any, names: dict[str, str], window: str
                         inputs.disk_frame.select("timestamp")])["timestamp"]  # fmt: skip
     now = stamps.max()
     if now is None:
-        return {"events": [], "events_missing": {}, "drivers": [], "drivers_missing": {}}
+        return {"events": [], "events_missing": {}, "drivers": [], "drivers_missing": {},
+            "disk_drivers": [], "disk_drivers_missing": {}}  # fmt: skip
     got = capacity.window_events(
         c, list(names), start=now - parse_duration(window), end=now, clusters=inputs.clusters
     )
@@ -179,7 +182,10 @@ def _events_json(c: Any, inputs: Any, h: Any, names: dict[str, str], window: str
     marks = capacity.finding_events(rows, got.frame, topo)
     drivers = capacity.finding_drivers(c, rows, topo, start=now - parse_duration(window), end=now)
     created = pl.col("created").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    growing = capacity.database_drivers(c, rows, topo, inputs.disk_frame, window=window, now=now)
     return {
+        "disk_drivers": growing.frame.to_dicts(),
+        "disk_drivers_missing": growing.missing,
         "events": marks.with_columns(created).to_dicts(),
         "events_missing": {names.get(g, g): why for g, why in got.missing.items()},
         "drivers": drivers.frame.to_dicts(),

@@ -105,6 +105,11 @@ def render(data: ReportData) -> str:
     data.frames.update(
         headroom=h, summary=summary, headroom_table=table_, forecast=forecast, backtest=bt
     )
+    if data.db_frame is not None and not data.db_frame.is_empty():
+        data.frames["database_growth"] = capacity.database_growth(
+            data.db_frame, window=data.window, disks=forecast, disk_frame=data.disk_frame,
+            now=data.now,
+        )  # fmt: skip
     parts = [
         _summary_section(summary, now, data.window, _ranges_said(h, bt, data)),
         _headroom_section(table_),
@@ -309,9 +314,10 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
         "reaches the limit, that day and its 80 % range (shaded), now, and every threshold "
         "the finding names (red), the deployment's elections, restarts, hosts down, "
         "auto-scaling and tier or disk changes (purple, each labelled at its time); below it, "
-        "how close past forecasts of its kind came on this fleet, and under a CPU, cache, "
+        "how close past forecasts of its kind came on this fleet; under a CPU, cache, "
         "tickets or connections chart the query shapes that took most of its host's "
-        "slow-query time. Drag to pan, scroll to zoom "
+        "slow-query time, under a disk chart the databases that make its growth (the APIs "
+        "give database sizes, not collections'). Drag to pan, scroll to zoom "
         f"in time.</p>{_no_marks(data)}"
         f'<div class="charts">{divs}</div></section>',
         [(cid, spec) for cid, _, spec, _, _ in specs],
@@ -321,6 +327,8 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
 def _driven(row: dict, data: ReportData) -> str:
     """Under a CPU, cache, tickets or connections chart: the namespaces and query shapes
     that take most of its host's slow-query time, or why none is named."""
+    if row["resource"] == "disk":
+        return _growing(row, data)
     d = data.drivers
     if d is None or row["resource"] not in capacity.DRIVEN_RESOURCES:
         return ""
@@ -330,6 +338,21 @@ def _driven(row: dict, data: ReportData) -> str:
     mine = d.frame.filter(pl.col("member") == row["member"], pl.col("resource") == row["resource"])
     text = capacity.driver_text(mine)
     return f"Slow queries on {host}: {text}." if text else f"Slow queries on {host}: none."
+
+
+def _growing(row: dict, data: ReportData) -> str:
+    """Under a disk chart: the databases that make its partition's growth, each with its
+    share (by database: the APIs give no collection sizes)."""
+    growth = data.frames.get("database_growth")
+    if growth is None:
+        return ""
+    topo = data.frames["topology"]
+    one = pl.DataFrame({k: [row[k]] for k in ("deployment", "resource", "member", "part")},
+                       schema_overrides={"part": pl.String})  # fmt: skip
+    mine = capacity.disk_drivers(growth, one, topo)
+    text = capacity.growth_text(mine)
+    where = f"{short(row['member'])} {row['part']}"
+    return f"Growing on {where}: {text} (by database)." if text else ""
 
 
 def _no_marks(data: ReportData) -> str:
@@ -425,13 +448,9 @@ def _no_growth(disk: dict, matched: Optional[str], has_dbs: bool) -> str:
 
 
 def _databases_section(forecast: pl.DataFrame, data: ReportData) -> tuple[str, list]:
-    if data.db_frame is None or data.db_frame.is_empty():
+    growth = data.frames.get("database_growth")
+    if growth is None:
         return "", []
-    growth = capacity.database_growth(
-        data.db_frame, window=data.window, disks=forecast, disk_frame=data.disk_frame,
-        now=data.now,
-    )  # fmt: skip
-    data.frames["database_growth"] = growth
     topo = data.frames["topology"]
     keys = ["group_id", "host_id", "partition_name"]
     fullest = (

@@ -478,6 +478,14 @@ class AsyncClusters:
 
 @final
 class Events:
+    def charted(
+        self,
+        group_id: str,
+        min_date: _Timestamp,
+        max_date: _Timestamp,
+        *,
+        clusters: Optional[Iterable[str]] = None,
+    ) -> EventList: ...
     def get(self, group_id: str, event_id: str, *, include_raw: Optional[bool] = None) -> Event: ...
     def list(
         self,
@@ -490,6 +498,14 @@ class Events:
 
 @final
 class AsyncEvents:
+    def charted(
+        self,
+        group_id: str,
+        min_date: _Timestamp,
+        max_date: _Timestamp,
+        *,
+        clusters: Optional[Iterable[str]] = None,
+    ) -> Awaitable[EventList]: ...
     def get(
         self,
         group_id: str,

@@ -65,7 +65,9 @@ def load(
     frames are read from the store. The sync's report is the result's ``sync``. The store
     keeps the window it is synced with: a wider ``window`` later is not filled in backwards
     for the targets it already holds (a store of its own does that). The project alerts and
-    the events that say when each was acknowledged are read from the server.
+    the events that say when each was acknowledged are read from the server, and the events the
+    charts mark over ``window`` (``capacity.window_events``), and the slow queries behind the
+    load findings (``capacity.finding_drivers``).
 
     ``history`` (longer than ``window``) syncs and reads that much: the report still fits on
     ``window`` and backtests its forecasts on the rest, so that each date's range comes from
@@ -74,6 +76,7 @@ def load(
     import polars as pl
 
     import opsapi
+    from opsapi import capacity
     from opsapi._duration import parse_duration
     from opsapi.report import ReportData
     from opsapi.testing import Simulator
@@ -96,15 +99,37 @@ def load(
         alerts = client.alerts.list_all(groups=list(names)).to_polars()
         per_project = [client.events.list(g).to_polars() for g in names]
         events = pl.concat(per_project, how="diagonal_relaxed") if per_project else None
+        start = now - parse_duration(window)
+        marked = capacity.window_events(client, list(names), start=start, end=now,
+                                        clusters=clusters)  # fmt: skip
+        frames = _read(opsapi.Store(store), metrics, [h.id for h in hosts], now - span, now)
+        drivers = _drivers(client, frames, hosts, names, clusters, window, start, now)
     finally:
         if sim is not None:
             sim.close()
-    frames = _read(opsapi.Store(store), metrics, [h.id for h in hosts], now - span, now)
     return ReportData(
         frames["host"], frames["disk"], hosts, names, window,
         now=None if live else DEMO_NOW, db_frame=frames["database"],
-        alerts=alerts, alert_events=events, sync=synced, clusters=clusters,
+        alerts=alerts, alert_events=events, sync=synced, clusters=clusters, events=marked,
+        drivers=drivers,
     )  # fmt: skip
+
+
+def _drivers(client: Any, frames: dict[str, Any], hosts: Any, names: dict[str, str],
+             clusters: Any, window: str, start: datetime, now: datetime) -> Any:  # fmt: skip
+    """The slow queries behind the load findings: the headroom's flagged rows decide which
+    hosts' Performance Advisors are asked (one request each)."""
+    import polars as pl
+
+    from opsapi import capacity
+
+    h = capacity.headroom(frames["host"], frames["disk"], hosts, window=window, now=now,
+                          clusters=clusters)  # fmt: skip
+    rows = capacity.deployment_rows(h, names).filter(
+        pl.col("status").is_in(["critical", "warning", "watch"])
+    )
+    topo = capacity.topology(hosts, clusters)
+    return capacity.finding_drivers(client, rows, topo, start=start, end=now)
 
 
 def _read(

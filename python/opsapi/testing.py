@@ -386,6 +386,12 @@ class Simulator:
           resized: ``DISK_AUTO_SCALE_INITIATED``) of each that has that on, in the window of
           the newest disk-space alert: ``group_id``, ``cluster_id``, ``cluster_name``,
           ``event_id``, ``event_type_name``, ``at``, ``alert_id``;
+        - ``drivers``: the slow queries behind each CPU or connections capacity finding
+          (:meth:`headroom_truth`): its host's heaviest collection scan (else its heaviest
+          pattern) runs slowly in proportion to the finding's own series (its climb and its
+          daily cycle) over the whole history, most of the host's slow-query time in any
+          window: ``group_id``, ``host_id``, ``resource``, ``namespace``, ``fields`` (what
+          its filter names, in order);
         - ``slow``: the slow queries behind every CPU or connections alert on a host with a
           workload: its heaviest collection scan (else its heaviest query pattern) runs ten
           times as often and three times as slowly from an hour before the alert to its end,
@@ -395,7 +401,7 @@ class Simulator:
 
         >>> truth = sim.cause_truth()  # seed 0
         >>> sorted(truth)
-        ['elections', 'restarts', 'scaling', 'slow']
+        ['drivers', 'elections', 'restarts', 'scaling', 'slow']
         """
         return self._sim.cause_truth()
 

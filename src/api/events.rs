@@ -4,7 +4,8 @@ use chrono::{DateTime, Utc};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::flavour::Operation;
+use crate::flavour::{Flavour, Operation};
+use crate::models::event_kinds::{charted_types, EventScope};
 use crate::models::time::format_timestamp;
 use crate::models::Event;
 use crate::paging::{list_all, List};
@@ -138,6 +139,85 @@ pub fn list_with_request(group_id: &str, query: &EventsQuery) -> Result<Request>
     Ok(list_request(group_id)?.query(query.to_pairs()))
 }
 
+/// The events of `types` from `start` to `end` (an alert context's, a capacity chart's).
+pub(crate) fn typed_window(
+    types: Vec<&'static str>,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> EventsQuery {
+    let q = EventsQuery::new().min_date(start).max_date(end);
+    types.into_iter().fold(q, EventsQuery::event_type)
+}
+
+/// Atlas's listing of `query`'s events of one cluster, which name no cluster and which
+/// `clusterNames` finds.
+pub(crate) fn of_cluster(
+    group_id: &str,
+    cluster_name: &str,
+    query: &EventsQuery,
+) -> Result<Request> {
+    Ok(list_with_request(group_id, query)?.query([("clusterNames", cluster_name.to_string())]))
+}
+
+/// The filters of the events a capacity chart marks from `start` to `end`, of `scopes`, in
+/// `flavour`'s own type names ([`charted_types`]).
+fn charted_query(
+    flavour: Flavour,
+    scopes: &[EventScope],
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> EventsQuery {
+    typed_window(charted_types(flavour, scopes), start, end)
+}
+
+/// The request of a project's events that a capacity chart marks and that name a host or a
+/// replica set (elections, restarts, hosts down), from `start` to `end`, in `flavour`'s own
+/// type names (`eventType`, repeated).
+///
+/// ```
+/// use opsapi::api::events::charted_request;
+/// let t = |s| opsapi::iso8601::parse_timestamp("t", s).unwrap();
+/// let req = charted_request(opsapi::Flavour::OpsManager, "g1", t("2026-02-16T10:00:00Z"),
+///     t("2026-03-02T10:00:00Z")).unwrap();
+/// assert_eq!(req.path, "/groups/g1/events");
+/// assert!(req.query.contains(&("eventType", "HOST_RESTARTED".to_string())));
+/// assert!(!req.query.contains(&("eventType", "HOST_UP".to_string())));
+/// assert!(req.query.contains(&("minDate", "2026-02-16T10:00:00Z".to_string())));
+/// ```
+pub fn charted_request(
+    flavour: Flavour,
+    group_id: &str,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> Result<Request> {
+    list_with_request(
+        group_id,
+        &charted_query(flavour, &[EventScope::Host], start, end),
+    )
+}
+
+/// Atlas's request of one cluster's events that a capacity chart marks (its auto-scaling,
+/// updates, instance restarts and test failovers), which name no cluster and which
+/// `clusterNames` finds.
+///
+/// ```
+/// use opsapi::api::events::charted_cluster_request;
+/// let t = |s| opsapi::iso8601::parse_timestamp("t", s).unwrap();
+/// let req = charted_cluster_request("g1", "orders", t("2026-02-16T10:00:00Z"),
+///     t("2026-03-02T10:00:00Z")).unwrap();
+/// assert!(req.query.contains(&("eventType", "DISK_AUTO_SCALE_INITIATED".to_string())));
+/// assert_eq!(req.query.last(), Some(&("clusterNames", "orders".to_string())));
+/// ```
+pub fn charted_cluster_request(
+    group_id: &str,
+    cluster_name: &str,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> Result<Request> {
+    let q = charted_query(Flavour::Atlas, &[EventScope::Cluster], start, end);
+    of_cluster(group_id, cluster_name, &q)
+}
+
 impl Events<'_> {
     /// One event: `GET /groups/{group_id}/events/{event_id}`, with `includeRaw=true` when
     /// `include_raw` is set.
@@ -171,5 +251,54 @@ impl Events<'_> {
     /// ```
     pub async fn list_with(&self, group_id: &str, query: &EventsQuery) -> Result<List<Event>> {
         list_all(self.client, list_with_request(group_id, query)?).await
+    }
+
+    /// The events of a project that a capacity chart marks from `start` to `end` (elections
+    /// and failovers, restarts, hosts down, auto-scaling, tier changes and disk resizes),
+    /// oldest first, asked in the flavour's own type names: one listing of the project's
+    /// (every page), and on Atlas one per cluster of `clusters` for the cluster events, which
+    /// name no cluster: each of those is given its cluster's name (`cluster_name`).
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// let t = |s| opsapi::iso8601::parse_timestamp("t", s).unwrap();
+    /// let events = client.events().charted("5e9f...", t("2026-02-16T10:00:00Z"),
+    ///     t("2026-03-02T10:00:00Z"), &["orders"]).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn charted(
+        &self,
+        group_id: &str,
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        clusters: &[&str],
+    ) -> Result<List<Event>> {
+        let flavour = self.client.flavour();
+        let project = charted_request(flavour, group_id, start, end)?;
+        let per_cluster = match flavour {
+            Flavour::Atlas => clusters
+                .iter()
+                .map(|c| Ok((*c, charted_cluster_request(group_id, c, start, end)?)))
+                .collect::<Result<Vec<_>>>()?,
+            _ => Vec::new(),
+        };
+        let client = self.client;
+        let (listed, of_clusters) = tokio::join!(
+            list_all::<Event>(client, project),
+            futures_util::future::try_join_all(per_cluster.into_iter().map(
+                |(name, req)| async move {
+                    let list = list_all::<Event>(client, req).await?;
+                    Ok::<_, Error>(list.into_vec().into_iter().map(move |mut e| {
+                        e.cluster_name.get_or_insert_with(|| name.to_string());
+                        e
+                    }))
+                }
+            ))
+        );
+        let mut out = listed?.into_vec();
+        out.extend(of_clusters?.into_iter().flatten());
+        out.sort_by(|a, b| a.created.cmp(&b.created).then(a.id.cmp(&b.id)));
+        let n = out.len() as u64;
+        Ok(List::new(out, n))
     }
 }

@@ -256,6 +256,27 @@ pub fn types_for(flavour: Flavour, scopes: &[EventScope]) -> Vec<&'static str> {
         .collect()
 }
 
+/// The types of `scopes` that a capacity chart marks ([`EventKind::charted`]: elections and
+/// failovers, restarts, hosts down, auto-scaling, tier changes and disk resizes) and that
+/// `flavour` documents, in the table's order: what the report asks each flavour for, in its
+/// own names.
+///
+/// ```
+/// use opsapi::api::event_kinds::{charted_types, EventScope};
+/// use opsapi::Flavour;
+/// let om = charted_types(Flavour::OpsManager, &[EventScope::Host]);
+/// assert!(om.contains(&"HOST_RESTARTED") && !om.contains(&"HOST_UP"));
+/// let atlas = charted_types(Flavour::Atlas, &[EventScope::Cluster]);
+/// assert!(atlas.contains(&"COMPUTE_AUTO_SCALE_INITIATED_BASE"));
+/// assert!(!atlas.contains(&"CLUSTER_OPLOG_RESIZED"));
+/// ```
+pub fn charted_types(flavour: Flavour, scopes: &[EventScope]) -> Vec<&'static str> {
+    types_for(flavour, scopes)
+        .into_iter()
+        .filter(|n| kind_of(n).is_some_and(EventKind::charted))
+        .collect()
+}
+
 /// The host an event names, as people write it: `hostname:port`, or on Atlas (whose host
 /// events name a port alone) `port N of <replica set>`.
 pub fn host_named(e: &Event) -> Option<String> {

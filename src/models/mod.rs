@@ -38,6 +38,7 @@ mod group;
 mod host;
 pub(crate) mod measurements;
 pub(crate) mod performance_advisor;
+pub mod slow_shapes;
 pub(crate) mod time;
 
 // The field tables (`*_fields!`) are read by the frame builders and the Python classes.

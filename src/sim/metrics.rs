@@ -19,7 +19,7 @@
 
 use super::fmt::{push_f64, push_str, push_timestamp};
 use super::rng::{hash, unit};
-use super::world::series::{breach_point, disk_used, series_key, Kind};
+use super::world::series::{breach_point, busy, disk_used, series_key, Kind};
 pub(crate) use super::world::series::{MetricDef, DATABASE_METRICS, DISK_METRICS, HOST_METRICS};
 use super::world::{Breach, Database, Host, Partition};
 use crate::flavour::{Flavour, Operation};
@@ -61,25 +61,6 @@ fn atlas_units(units: &'static str) -> (&'static str, f64) {
         "MINUTES" => ("MILLISECONDS", 6e4),
         "HOURS" => ("MILLISECONDS", 3.6e6),
         other => (other, 1.0),
-    }
-}
-
-/// Business-hours load in [0, 1]: a bump between 07:00 and 21:00 UTC, lower at weekends.
-fn busy(t: i64, granularity: i64) -> f64 {
-    if granularity >= 86_400 {
-        return 0.4;
-    }
-    let h = t.rem_euclid(86_400) as f64 / 3600.0;
-    let b = if (7.0..21.0).contains(&h) {
-        (std::f64::consts::PI * (h - 7.0) / 14.0).sin()
-    } else {
-        0.0
-    };
-    let dow = (t.div_euclid(86_400) + 3).rem_euclid(7); // 0 = Monday
-    if dow >= 5 {
-        b * 0.5
-    } else {
-        b
     }
 }
 

@@ -85,7 +85,7 @@ pub use world::{
 pub use world::{
     Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,
 };
-pub use world::{Causes, ElectionCause, RestartCause, ScalingCause, SlowCause};
+pub use world::{Causes, DriverCause, ElectionCause, RestartCause, ScalingCause, SlowCause};
 
 /// How to seed and run a simulator.
 #[derive(Debug, Clone)]

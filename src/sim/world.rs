@@ -27,7 +27,7 @@ pub use alerts::{
     Acknowledged, AlertTruth, FlappingTruth, MetricAlertTruth, NoisyHostTruth, SeededAlert,
 };
 pub use breaches::Breach;
-pub use causes::{Causes, ElectionCause, RestartCause, ScalingCause, SlowCause};
+pub use causes::{Causes, DriverCause, ElectionCause, RestartCause, ScalingCause, SlowCause};
 pub use clusters::{tier_size, Cluster, ClusterPart, TIERS};
 pub use findings::{Finding, SeededSeries, ShardGrowth, DIRTY_TRIGGER_PERCENT, OPLOG_TARGET_HOURS};
 

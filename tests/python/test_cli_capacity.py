@@ -99,6 +99,37 @@ def test_json_holds_the_summary_and_the_table(env) -> None:
     assert first["status"] == "critical" and first["summary"].startswith(first["deployment"])
 
 
+def test_json_carries_each_findings_events_and_drivers(env) -> None:
+    """The events the report's charts mark (each flagged deployment's seeded restarts), the
+    query shapes behind each seeded CPU and connections finding (its seeded driver), and the
+    databases behind each disk finding (the seeded one that makes most of its growth)."""
+    doc = json.loads(_run("capacity", "--output", "json")[1])
+    assert doc["events_missing"] == {} and doc["drivers_missing"] == {}
+    restarts = {e["event_id"]: e for e in env.cause_truth()["restarts"]}
+    said = [e for e in doc["events"] if e["id"] in restarts]
+    flagged = {s["deployment"] for s in doc["summary"] if s["status"] != "ok"}
+    assert said and all(e["deployment"] in flagged and e["kind"] == "restart" for e in said)
+    for e in said:
+        assert e["created"] == f"{restarts[e['id']]['at']:%Y-%m-%dT%H:%M:%SZ}"
+    drivers = env.cause_truth()["drivers"]
+    for t in env.headroom_truth():
+        if t["resource"] not in ("cpu", "connections"):
+            continue
+        (d,) = [d for d in drivers if d["host_id"] in t["host_ids"]]
+        named = [x for x in doc["drivers"]
+                 if x["member"] == t["members"][0] and x["resource"] == t["resource"]]  # fmt: skip
+        assert named and named[0]["namespace"] == d["namespace"] and named[0]["share"] > 0.5
+    # Each disk finding's growing databases, the seeded one that makes most of it first.
+    assert doc["disk_drivers_missing"] == {}
+    grows = {(d["process_id"], d["partition_name"]): d["database_name"]
+             for d in env.database_truth() if d["drives_growth"]}  # fmt: skip
+    firsts = {}
+    for x in doc["disk_drivers"]:
+        firsts.setdefault((x["member"], x["partition_name"]), x["database_name"])
+    checked = [k for k in firsts if k in grows]
+    assert len(checked) >= 2 and all(firsts[k] == grows[k] for k in checked), firsts
+
+
 def test_one_project_and_its_requests(env) -> None:
     env.clear_requests()
     g = env.group_ids[0]

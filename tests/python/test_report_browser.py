@@ -283,6 +283,50 @@ def test_no_request_leaves_the_machine_and_the_charts_render(dom, report, proxy)
         assert max(d.count("L") for d in lines) > 24 * 7, svg[:300]
 
 
+def test_each_chart_marks_its_deployments_events(dom, report) -> None:
+    """The events the report marked (``events.parquet``: each finding's deployment's
+    elections, restarts, auto-scaling ... over the window) are drawn on that deployment's
+    charts, each labelled."""
+    import polars as pl
+
+    from opsapi.report.charts import EVENT_LABELS
+
+    marks = pl.read_parquet(report / "events.parquet")
+    assert marks.height > 0
+    svgs = dict(re.findall(r'id="(finding-[\w-]+)"(.*?)</svg>', dom, flags=re.S))
+    marked = 0
+    for chart in _page(dom).charts:
+        if chart["id"] == "finding-shards":
+            continue
+        mine = marks.filter(pl.col("deployment") == chart["data-title"].split(": ")[0])
+        labels = set(re.findall(r"<text[^>]*>([^<]*)</text>", svgs[chart["id"]]))
+        assert {EVENT_LABELS[k] for k in mine["kind"]} <= labels, (chart["data-title"], labels)
+        marked += not mine.is_empty()
+    assert marked >= 1
+
+
+def test_each_disk_chart_names_the_database_that_grows_it(dom) -> None:
+    """Under a disk finding's chart, the seeded database that makes most of its partition's
+    growth, first, with its share."""
+    from opsapi.demo import DEMO_NOW
+    from opsapi.testing import Simulator
+
+    with Simulator(seed=0, now=DEMO_NOW) as sim:
+        truth = {(d["process_id"].split(".")[0], d["partition_name"]): d
+                 for d in sim.database_truth() if d["drives_growth"]}  # fmt: skip
+    # Within one finding's box: a disk chart's title, then its drivers' line.
+    named = re.findall(r'data-title="[^"]*: Disk space \(([\w-]+), (\w+)\)"'
+                       r'(?:(?!class="finding").)*?<p class="drivers">([^<]*)</p>', dom,
+                       flags=re.S)  # fmt: skip
+    checked = 0
+    for host, part, said in named:
+        t = truth.get((host, part))
+        if t is not None:
+            assert said.startswith(f"Growing on {host} {part}: {t['database_name']} "), said
+            checked += 1
+    assert checked >= 1, named
+
+
 def test_charts_in_urgency_order(dom, report) -> None:
     import polars as pl
 

@@ -20,6 +20,11 @@ Null data points are ignored; no function loops over rows in Python.
   history, per resource and horizon (the intervals of every days-to-limit come from it; the
   trend of the peaks and the intervals themselves: ``trend.py``);
 - :func:`metric_summary`, :func:`hour_of_day_profile`, :func:`busiest_hours` (``load.py``);
+- :func:`window_events` and :func:`finding_events` (``events.py``): the elections,
+  restarts, hosts down, auto-scaling, tier changes and disk resizes of each finding's
+  deployment over the window, which the report's charts mark;
+- :func:`finding_drivers` (``drivers.py``): the namespaces and query shapes that take most of
+  the slow-query time of each CPU, cache, tickets and connections finding's host;
 - :func:`topology` (``topology.py``): the hosts as one frame with the role each plays, and
   :func:`disk_points`: the disk measurements as used space per partition and timestamp (what
   the report charts).
@@ -51,6 +56,16 @@ from ._common import (
 from .backtest import backtest
 from .databases import database_growth
 from .disk import disk_forecast, disk_points
+from .drivers import (
+    DRIVEN_RESOURCES,
+    Drivers,
+    database_drivers,
+    disk_drivers,
+    driver_text,
+    finding_drivers,
+    growth_text,
+)
+from .events import WindowEvents, finding_events, window_events
 from .headroom import (
     HEADROOM_DISK_METRICS,
     HEADROOM_HOST_METRICS,
@@ -76,6 +91,8 @@ from .topology import ROLES, role, topology
 
 __all__ = [
     "ATLAS_TIERS",
+    "DRIVEN_RESOURCES",
+    "Drivers",
     "FREE",
     "HEADROOM_DISK_METRICS",
     "HEADROOM_HOST_METRICS",
@@ -86,15 +103,22 @@ __all__ = [
     "ROLE_SCOPES",
     "STORAGE_SIZE",
     "USED",
+    "WindowEvents",
     "accuracy_text",
     "backtest",
     "busiest_hours",
     "cell_text",
     "cluster_tiers",
+    "database_drivers",
     "database_growth",
     "deployment_rows",
     "disk_forecast",
+    "disk_drivers",
     "disk_points",
+    "driver_text",
+    "finding_drivers",
+    "finding_events",
+    "growth_text",
     "headroom",
     "headroom_inputs",
     "headroom_summary",
@@ -109,6 +133,7 @@ __all__ = [
     "threshold_label",
     "tier_down",
     "topology",
+    "window_events",
 ]
 
 _ = _PARTITION  # the partition key, used by tests as capacity._PARTITION

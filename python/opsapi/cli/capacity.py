@@ -7,7 +7,14 @@ most urgent first, each date with its 80 % range) and the headroom table (one ro
 deployment, the days left of each resource), coloured by urgency when stdout is a terminal
 (``NO_COLOR`` turns colour off), and where the ranges come from. ``--history`` pulls more than
 the window, so that the ranges come from how wrong past forecasts were on this fleet
-(:func:`opsapi.capacity.backtest`). ``--output json`` prints the same as JSON.
+(:func:`opsapi.capacity.backtest`). ``--output json`` prints the same as JSON, with the events
+of each flagged deployment over the window that the report's charts mark (``events``:
+elections, restarts, hosts down, auto-scaling, tier and disk changes) and, per project whose
+events the server refused, why (``events_missing``); and the namespaces and query shapes
+that take most of each CPU, cache, tickets and connections finding's host's slow-query time,
+with their share (``drivers``; ``drivers_missing``: why a host's are absent); the databases
+that make each disk finding's growth, with their share of it (``disk_drivers``: the database
+measurements of those hosts alone; ``disk_drivers_missing``).
 
 The measurements come from the server (:func:`_inputs`); a local measurement store plugs in
 there (``--store PATH``, once the store exists), the rest of the command unchanged.
@@ -78,9 +85,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def _inputs(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
-    """What ``headroom`` reads, and the project names: from the server (a profile or
-    ``OPSAPI_*``), every argument checked first. The measurement store's reader goes here
+def _inputs(args: argparse.Namespace) -> tuple[Any, dict[str, str], Any]:
+    """What ``headroom`` reads, the project names and the client: from the server (a profile
+    or ``OPSAPI_*``), every argument checked first. The measurement store's reader goes here
     (``--store PATH``)."""
     import opsapi
     from opsapi import capacity
@@ -99,21 +106,23 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
     inputs = capacity.headroom_inputs(c, ids, **pull)
     for warning in inputs.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    return inputs, {g: groups.get(g, g) for g in ids}
+    return inputs, {g: groups.get(g, g) for g in ids}, c
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     from opsapi import capacity
 
     fmt = output_format(args, formats=("table", "json"))
-    inputs, names = _inputs(args)
+    inputs, names, c = _inputs(args)
     h = capacity.headroom(*inputs, window=args.window, clusters=inputs.clusters)
     summary = capacity.headroom_summary(h, names=names)
     table = capacity.headroom_table(h, names=names)
     sources = set(h["interval_source"].drop_nulls().to_list())
     if fmt == "json":
         bt = capacity.backtest(*inputs, window=args.window) if args.history else None
-        write_json(_as_json(summary, table, args.window, bt), out)
+        doc = _as_json(summary, table, args.window, bt)
+        doc.update(_events_json(c, inputs, h, names, args.window))
+        write_json(doc, out)
         return 0
     colour = out.isatty() and not os.environ.get("NO_COLOR")
     width = min(WIDTH, terminal_width(out) or WIDTH)
@@ -144,6 +153,43 @@ def _as_json(summary: Any, table: Any, window: str, bt: Any = None) -> dict[str,
             for row in table.iter_rows(named=True)
         ],
         "backtest": None if bt is None else bt.to_dicts(),
+    }
+
+
+def _events_json(c: Any, inputs: Any, h: Any, names: dict[str, str], window: str) -> dict:
+    """The events the report's charts would mark: each flagged deployment's elections,
+    restarts, hosts down, auto-scaling and tier or disk changes over the window
+    (``capacity.finding_events``), and why a project's are missing; the query shapes behind
+    each load finding (``capacity.finding_drivers``), and why a host's are missing."""
+    import polars as pl
+
+    from opsapi import capacity
+    from opsapi._duration import parse_duration
+
+    stamps = pl.concat([inputs.host_frame.select("timestamp"),
+                        inputs.disk_frame.select("timestamp")])["timestamp"]  # fmt: skip
+    now = stamps.max()
+    if now is None:
+        return {"events": [], "events_missing": {}, "drivers": [], "drivers_missing": {},
+            "disk_drivers": [], "disk_drivers_missing": {}}  # fmt: skip
+    got = capacity.window_events(
+        c, list(names), start=now - parse_duration(window), end=now, clusters=inputs.clusters
+    )
+    rows = capacity.deployment_rows(h, names).filter(
+        pl.col("status").is_in(["critical", "warning", "watch"])
+    )
+    topo = capacity.topology(inputs.hosts, inputs.clusters)
+    marks = capacity.finding_events(rows, got.frame, topo)
+    drivers = capacity.finding_drivers(c, rows, topo, start=now - parse_duration(window), end=now)
+    created = pl.col("created").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    growing = capacity.database_drivers(c, rows, topo, inputs.disk_frame, window=window, now=now)
+    return {
+        "disk_drivers": growing.frame.to_dicts(),
+        "disk_drivers_missing": growing.missing,
+        "events": marks.with_columns(created).to_dicts(),
+        "events_missing": {names.get(g, g): why for g, why in got.missing.items()},
+        "drivers": drivers.frame.to_dicts(),
+        "drivers_missing": drivers.missing,
     }
 
 

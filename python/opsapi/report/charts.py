@@ -3,7 +3,9 @@
 Each finding's chart shows what its sentence says, dated: the hourly series of the member
 that sets the value, its trend (dashed) up to the day it reaches the limit, that day labelled
 inside the plot and its 80 % range shaded, a rule at "now", and every threshold the sentence
-cites (the limit, and the CPU's high mark), each labelled. Day ticks carry the month and
+cites (the limit, and the CPU's high mark), each labelled, and the events of its deployment
+(elections, restarts, hosts down, auto-scaling, tier and disk changes), each a rule with its
+label at its time. Day ticks carry the month and
 never collide; a chart takes the width of its column.
 """
 
@@ -20,7 +22,7 @@ from opsapi.capacity import resources as res
 
 from .html import GIB, short
 
-__all__ = ["LABELS", "finding_chart", "series_of", "shard_chart"]
+__all__ = ["EVENT_LABELS", "LABELS", "finding_chart", "series_of", "shard_chart"]
 
 LABELS = {
     "disk": "Disk space", "oplog_window": "Oplog window", "replication_lag": "Replication lag",
@@ -128,9 +130,53 @@ def _rule_y(value: float, label: str, at: datetime, below: bool, name: str,
     return [rule, text]
 
 
-def finding_chart(row: dict, series: pl.DataFrame, now: datetime) -> Any:
+#: A mark's label by the event's kind (``EventList.timeline()``'s ``kind``): a word or two,
+#: the event's own words in its tooltip.
+EVENT_LABELS = {
+    "election": "election", "restart": "restart", "host_down": "host down",
+    "scaling": "auto-scaling", "cluster_change": "tier/disk change",
+}  # fmt: skip
+_PURPLE = "#7b4fa0"
+
+
+def _event_marks(events: pl.DataFrame, start: datetime, right: datetime) -> list:
+    """A vertical rule per event inside the plot's time, and its label written up along the
+    rule from the plot's bottom (rotated: marks hours apart never overlap); the event's
+    words and time in the tooltip."""
+    import altair as alt
+
+    shown = events.filter(pl.col("created").is_between(start, right)).select(
+        timestamp=pl.col("created").cast(_T),
+        label=pl.col("kind").replace_strict(EVENT_LABELS, default=pl.col("kind")),
+        said=pl.col("said"),
+    )
+    if shown.is_empty():
+        return []
+    tip = [alt.Tooltip("timestamp:T", title="time", format="%b %-d %H:%M"),
+           alt.Tooltip("said:N", title="event")]  # fmt: skip
+    rule = (
+        alt.Chart(shown)
+        .mark_rule(color=_PURPLE, strokeWidth=1.5, opacity=0.8)
+        .encode(x="timestamp:T", tooltip=tip)
+        .properties(name="events")
+    )
+    text = (
+        alt.Chart(shown)
+        .mark_text(angle=270, align="left", baseline="bottom", dx=4, dy=-2, color=_PURPLE,
+                   fontSize=10)
+        .encode(x="timestamp:T", y=alt.value(HEIGHT), text="label:N", tooltip=tip)
+        .properties(name="event_labels")
+    )  # fmt: skip
+    return [rule, text]
+
+
+def finding_chart(
+    row: dict, series: pl.DataFrame, now: datetime, events: Optional[pl.DataFrame] = None
+) -> Any:
     """One finding's chart (see the module's documentation). ``row`` is a headroom row with
-    its ``deployment``; ``series`` its :func:`series_of`.
+    its ``deployment``; ``series`` its :func:`series_of`; ``events`` its deployment's events
+    (``created``, ``kind``, ``said``: :func:`opsapi.capacity.finding_events`), each marked by
+    a rule with its label (:data:`EVENT_LABELS`) at its time.
 
     >>> chart = finding_chart({**row, "deployment": "Prod · rs0"}, series, now)  # doctest: +SKIP
     >>> [layer["name"] for layer in chart.to_dict()["layer"] if "name" in layer]  # doctest: +SKIP
@@ -168,6 +214,8 @@ def finding_chart(row: dict, series: pl.DataFrame, now: datetime) -> Any:
     band = _range_band(row, now, start, right)
     if band is not None:
         layers.append(band)
+    if events is not None:
+        layers += _event_marks(events, start, right)
     layers += _rule_x(now, "now", _GREY, "now")
     what = f"{row['limit']:,.4g} {unit}".strip()
     layers += _rule_y(row["limit"], f"limit {what}", right, below=under, name="limit")

@@ -18,7 +18,7 @@ from opsapi import capacity
 
 from . import alerts as report_alerts
 from .charts import LABELS, finding_chart, series_of, shard_chart, shard_points, title_text
-from .html import GIB, date, e, labeller, number, page, table
+from .html import GIB, date, e, labeller, number, page, short, table
 
 __all__ = ["ReportData", "render"]
 
@@ -58,6 +58,14 @@ class ReportData:
     #: cluster, on Atlas every process of a cluster is in its roll-up, and their tiers fill
     #: ``tiers``.
     clusters: Any = None
+    #: The projects' events over the window that the charts mark
+    #: (:func:`opsapi.capacity.window_events`): each finding's chart marks its deployment's,
+    #: and a project whose events the server refused is named with why. Without it, no marks.
+    events: Optional[capacity.WindowEvents] = None
+    #: The namespaces and query shapes behind the CPU, cache, tickets and connections
+    #: findings (:func:`opsapi.capacity.finding_drivers`), named under their charts, and why
+    #: a host's are missing. Without it, none named.
+    drivers: Optional[capacity.Drivers] = None
 
 
 def render(data: ReportData) -> str:
@@ -97,6 +105,11 @@ def render(data: ReportData) -> str:
     data.frames.update(
         headroom=h, summary=summary, headroom_table=table_, forecast=forecast, backtest=bt
     )
+    if data.db_frame is not None and not data.db_frame.is_empty():
+        data.frames["database_growth"] = capacity.database_growth(
+            data.db_frame, window=data.window, disks=forecast, disk_frame=data.disk_frame,
+            now=data.now,
+        )  # fmt: skip
     parts = [
         _summary_section(summary, now, data.window, _ranges_said(h, bt, data)),
         _headroom_section(table_),
@@ -266,10 +279,17 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
     topo = data.frames["topology"]
     specs = []
     bt = data.frames["backtest"]
-    for i, r in enumerate(_finding_rows(h, data).iter_rows(named=True)):
+    rows = _finding_rows(h, data)
+    marks = None
+    if data.events is not None:
+        marks = capacity.finding_events(rows, data.events.frame, topo)
+        data.frames["events"] = marks
+    for i, r in enumerate(rows.iter_rows(named=True)):
         series = series_of(r, data.host_frame, data.disk_frame, topo)
-        chart = finding_chart(r, series, now)
-        specs.append((f"finding-{i}", title_text(r), chart.to_dict(), _caption(r, bt)))
+        mine = None if marks is None else marks.filter(pl.col("deployment") == r["deployment"])
+        chart = finding_chart(r, series, now, mine)
+        said = _caption(r, bt)
+        specs.append((f"finding-{i}", title_text(r), chart.to_dict(), said, _driven(r, data)))
     flagged = h.filter(
         pl.col("resource") == "shard_growth", pl.col("status").is_in(["critical", "warning"])
     )
@@ -279,22 +299,69 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
         deployment = _deployment_of(first["scope"], data)
         chart = shard_chart(first, deployment, pts, now)
         name = f"{deployment}: {LABELS['shard_growth']}"
-        specs.append(("finding-shards", name, chart.to_dict(), ""))
+        specs.append(("finding-shards", name, chart.to_dict(), "", ""))
     divs = "".join(
         f'<div class="finding"><div class="chart" id="{cid}" data-title="{e(name)}"></div>'
         + (f'<p class="accuracy">{e(caption)}</p>' if caption else "")
+        + (f'<p class="drivers">{e(driven)}</p>' if driven else "")
         + "</div>"
-        for cid, name, _, caption in specs
+        for cid, name, _, caption, driven in specs
     )
     return (
         '<section id="findings"><h2>The findings, most urgent first</h2>'
         "<p>Each chart: the hourly series of the member that sets the value, its trend "
         "(dashed, fitted to the daily peaks with the weekly cycle taken out) up to the day it "
         "reaches the limit, that day and its 80 % range (shaded), now, and every threshold "
-        "the finding names (red); below it, how close past forecasts of its kind came on "
-        "this fleet. Drag to pan, scroll to zoom in time.</p>"
+        "the finding names (red), the deployment's elections, restarts, hosts down, "
+        "auto-scaling and tier or disk changes (purple, each labelled at its time); below it, "
+        "how close past forecasts of its kind came on this fleet; under a CPU, cache, "
+        "tickets or connections chart the query shapes that took most of its host's "
+        "slow-query time, under a disk chart the databases that make its growth (the APIs "
+        "give database sizes, not collections'). Drag to pan, scroll to zoom "
+        f"in time.</p>{_no_marks(data)}"
         f'<div class="charts">{divs}</div></section>',
-        [(cid, spec) for cid, _, spec, _ in specs],
+        [(cid, spec) for cid, _, spec, _, _ in specs],
+    )
+
+
+def _driven(row: dict, data: ReportData) -> str:
+    """Under a CPU, cache, tickets or connections chart: the namespaces and query shapes
+    that take most of its host's slow-query time, or why none is named."""
+    if row["resource"] == "disk":
+        return _growing(row, data)
+    d = data.drivers
+    if d is None or row["resource"] not in capacity.DRIVEN_RESOURCES:
+        return ""
+    host = short(row["member"])
+    if row["member"] in d.missing:
+        return f"Slow queries on {host}: {d.missing[row['member']]}."
+    mine = d.frame.filter(pl.col("member") == row["member"], pl.col("resource") == row["resource"])
+    text = capacity.driver_text(mine)
+    return f"Slow queries on {host}: {text}." if text else f"Slow queries on {host}: none."
+
+
+def _growing(row: dict, data: ReportData) -> str:
+    """Under a disk chart: the databases that make its partition's growth, each with its
+    share (by database: the APIs give no collection sizes)."""
+    growth = data.frames.get("database_growth")
+    if growth is None:
+        return ""
+    topo = data.frames["topology"]
+    one = pl.DataFrame({k: [row[k]] for k in ("deployment", "resource", "member", "part")},
+                       schema_overrides={"part": pl.String})  # fmt: skip
+    mine = capacity.disk_drivers(growth, one, topo)
+    text = capacity.growth_text(mine)
+    where = f"{short(row['member'])} {row['part']}"
+    return f"Growing on {where}: {text} (by database)." if text else ""
+
+
+def _no_marks(data: ReportData) -> str:
+    """One line per project whose events the server refused: its charts carry no marks."""
+    if data.events is None:
+        return ""
+    return "".join(
+        f'<p class="asof missing-events">{e(data.names.get(g, g))}: {e(why)}.</p>'
+        for g, why in data.events.missing.items()
     )
 
 
@@ -381,13 +448,9 @@ def _no_growth(disk: dict, matched: Optional[str], has_dbs: bool) -> str:
 
 
 def _databases_section(forecast: pl.DataFrame, data: ReportData) -> tuple[str, list]:
-    if data.db_frame is None or data.db_frame.is_empty():
+    growth = data.frames.get("database_growth")
+    if growth is None:
         return "", []
-    growth = capacity.database_growth(
-        data.db_frame, window=data.window, disks=forecast, disk_frame=data.disk_frame,
-        now=data.now,
-    )  # fmt: skip
-    data.frames["database_growth"] = growth
     topo = data.frames["topology"]
     keys = ["group_id", "host_id", "partition_name"]
     fullest = (

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 
 use super::alert_context::AlertContext;
 use super::missing::part;
-use crate::api::events::{list_with_request, EventsQuery};
+use crate::api::events::{list_with_request, of_cluster, typed_window, EventsQuery};
 use crate::error::Result;
 use crate::flavour::Flavour;
 use crate::models::event_kinds::{event_type, types_for, EventScope};
@@ -49,10 +49,7 @@ fn window_of(
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 ) -> EventsQuery {
-    let q = EventsQuery::new().min_date(start).max_date(end);
-    types_for(flavour, scopes)
-        .into_iter()
-        .fold(q, EventsQuery::event_type)
+    typed_window(types_for(flavour, scopes), start, end)
 }
 
 /// Atlas's events of one cluster in a context's window: its auto-scaling, instance restarts,
@@ -73,7 +70,7 @@ pub fn cluster_events_request(
     end: DateTime<Utc>,
 ) -> Result<Request> {
     let q = window_of(Flavour::Atlas, &[EventScope::Cluster], start, end);
-    Ok(list_with_request(group_id, &q)?.query([("clusterNames", cluster_name.to_string())]))
+    of_cluster(group_id, cluster_name, &q)
 }
 
 /// `hostname:port` of a host, as alerts and events name it.

@@ -2,8 +2,6 @@
 //! indexes the Performance Advisor suggests for them with the shapes they serve: what the
 //! context's `.slow_queries` and `.suggested_indexes` frames hold, and what its reading names.
 
-use std::collections::BTreeMap;
-
 use futures_util::StreamExt;
 use serde_json::Value;
 
@@ -12,7 +10,8 @@ use super::missing::part;
 use crate::api::performance_advisor::AdvisorQuery;
 use crate::iso8601::IsoDuration;
 use crate::models::performance_advisor::mask;
-use crate::models::{QueryShape, SlowQueryRow, SuggestedIndexes};
+use crate::models::slow_shapes::summarise;
+use crate::models::{QueryShape, SuggestedIndexes};
 
 /// At most this many shapes are kept in a context: the ones that took the most time.
 pub const TOP_SHAPES: usize = 20;
@@ -55,97 +54,6 @@ fn predicate_shape(op: &Value) -> Option<String> {
     let predicate = op.get("predicates")?.as_array()?.first()?.as_object()?;
     let (command, filter) = predicate.iter().next()?;
     Some(format!("{command} {}", mask(filter)))
-}
-
-/// The top-level fields of a shape's filter (`find {"status":"?","sku":"?"} sort ..` gives
-/// `status` and `sku`).
-fn shape_fields(shape: &str) -> Vec<String> {
-    let filter = shape
-        .split_once(' ')
-        .map(|(_, rest)| rest.split(" sort ").next().unwrap_or(rest))
-        .unwrap_or("");
-    match serde_json::from_str::<Value>(filter) {
-        Ok(Value::Object(m)) => m.keys().cloned().collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// The middle of sorted durations (the mean of the two middle ones for an even count).
-fn median(sorted: &[f64]) -> f64 {
-    let n = sorted.len();
-    match n {
-        0 => 0.0,
-        _ if n % 2 == 1 => sorted[n / 2],
-        _ => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-    }
-}
-
-/// The window's slow query lines summarised by namespace and shape, the most time first
-/// (at most [`TOP_SHAPES`]); each shape given the suggested index that serves its filter's
-/// fields, if one does (same namespace, the index's first field in its filter).
-pub(crate) fn summarise(rows: &[SlowQueryRow], indexes: &[IndexSuggestion]) -> Vec<SlowQueryShape> {
-    struct Acc<'a> {
-        durations: Vec<f64>,
-        examined: u64,
-        returned: u64,
-        plans: BTreeMap<&'a str, usize>,
-    }
-    let mut by: BTreeMap<(&str, &str), Acc<'_>> = BTreeMap::new();
-    for r in rows {
-        let (Some(ns), Some(shape)) = (r.namespace.as_deref(), r.shape.as_deref()) else {
-            continue;
-        };
-        let acc = by.entry((ns, shape)).or_insert_with(|| Acc {
-            durations: Vec::new(),
-            examined: 0,
-            returned: 0,
-            plans: BTreeMap::new(),
-        });
-        acc.durations.push(r.duration_ms.unwrap_or(0) as f64);
-        acc.examined += r.docs_examined.unwrap_or(0).max(0) as u64;
-        acc.returned += r.docs_returned.unwrap_or(0).max(0) as u64;
-        if let Some(p) = r.plan_summary.as_deref() {
-            *acc.plans.entry(p).or_default() += 1;
-        }
-    }
-    let mut out: Vec<SlowQueryShape> = by
-        .into_iter()
-        .map(|((ns, shape), mut acc)| {
-            acc.durations.sort_by(f64::total_cmp);
-            let fields = shape_fields(shape);
-            // The index whose every field the filter names, the most fields first; else
-            // one whose first field it names.
-            let of_ns = || indexes.iter().filter(|i| i.namespace == ns);
-            let names = |f: &String| fields.contains(f);
-            let index = of_ns()
-                .filter(|i| !i.fields.is_empty() && i.fields.iter().all(names))
-                .max_by_key(|i| i.fields.len())
-                .or_else(|| of_ns().find(|i| i.fields.first().is_some_and(names)))
-                .map(|i| i.index.clone());
-            SlowQueryShape {
-                namespace: ns.to_string(),
-                shape: shape.to_string(),
-                count: acc.durations.len() as u64,
-                total_ms: acc.durations.iter().sum(),
-                median_ms: median(&acc.durations),
-                docs_examined: acc.examined,
-                docs_returned: acc.returned,
-                plan_summary: acc
-                    .plans
-                    .iter()
-                    .max_by_key(|(p, n)| (**n, std::cmp::Reverse(**p)))
-                    .map(|(p, _)| p.to_string()),
-                index,
-            }
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        b.total_ms
-            .total_cmp(&a.total_ms)
-            .then_with(|| (&a.namespace, &a.shape).cmp(&(&b.namespace, &b.shape)))
-    });
-    out.truncate(TOP_SHAPES);
-    out
 }
 
 /// The suggested indexes of one host's answer, with the shapes each serves.
@@ -241,7 +149,7 @@ impl super::Alerts<'_> {
                 Err(why) => indexes_missing = Some(why),
             }
         }
-        out.shapes = summarise(&rows, &out.indexes);
+        out.shapes = summarise(&rows, &out.indexes, TOP_SHAPES);
         out.missing
             .extend(logs_missing.map(|w| ("slow_queries".into(), w)));
         out.missing

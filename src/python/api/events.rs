@@ -47,3 +47,27 @@ twins! {
         }
     }
 }
+
+twins! {
+    /// The events of a project that a capacity chart marks, created from `min_date` to
+    /// `max_date` (each included), oldest first (an `EventList`): elections and failovers,
+    /// restarts, hosts down, auto-scaling, tier changes and disk resizes, asked in the
+    /// flavour's own type names (one listing, every page). On Atlas, whose cluster events name
+    /// no cluster, also one listing per cluster of `clusters` (`clusterNames`), each of its
+    /// events given that cluster's `cluster_name`. `EventList.timeline()` says what kind each
+    /// is.
+    ///
+    Events
+    /// >>> client.events.charted(group_id, "2026-02-16T10:00:00Z", "2026-03-02T10:00:00Z").timeline()  # doctest: +SKIP
+    AsyncEvents
+    /// >>> events = await client.events.charted(group_id, start, end, clusters=["orders"])  # doctest: +SKIP
+    fn charted(group_id: Text, min_date: Timestamp, max_date: Timestamp; clusters: Texts)
+        -> "EventList"
+    {
+        |c| {
+            let clusters = clusters.unwrap_or_default();
+            let names: Vec<&str> = clusters.iter().map(String::as_str).collect();
+            Ok(EventList::from(c.events().charted(&group_id, min_date, max_date, &names).await?))
+        }
+    }
+}

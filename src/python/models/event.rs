@@ -22,3 +22,20 @@ list_class!(
     /// Events: a read-only sequence with `total_count` and `to_polars()`.
     EventList("EventList") of Event(crate::Event), crate::frame::events_frame, EventListIterator
 );
+
+#[pymethods]
+impl EventList {
+    /// The events as a timeline, one row each: `created`, `event_type_name`, `kind`
+    /// (`election`, `restart`, `host_down`, `host_up`, `scaling`, `cluster_change`,
+    /// `configuration`, `upgrade`, `alert`, or null for a type opsapi does not class),
+    /// `charted` (whether a capacity chart marks it), `said` (what happened, in a few
+    /// words), `host`, `replica_set_name`, `id`, `host_id`, `alert_id` and `cluster_name`:
+    /// the columns of an alert context's `.events`, and two more.
+    ///
+    /// >>> client.events.list(group_id).timeline().select("created", "kind", "said")  # doctest: +SKIP
+    fn timeline(&self, py: Python<'_>) -> PyResult<crate::python::frame::PyFrame> {
+        let frame = crate::frame::context::timeline_frame(&self.items)
+            .map_err(|e| crate::python::errors::to_py_err(py, e))?;
+        Ok(crate::python::frame::PyFrame(frame))
+    }
+}

@@ -47,6 +47,19 @@ impl SlowQueryLogs {
         Ok(crate::python::frame::PyFrame(frame))
     }
 
+    /// The lines summarised by namespace and query shape, the most time first: `namespace`,
+    /// `shape`, `count`, `total_ms`, `median_ms`, `docs_examined`, `docs_returned`,
+    /// `examined_per_returned`, `plan_summary`, `index` (null here) and `share`, each shape's
+    /// share of the logs' whole slow-query time (0 to 1), as an alert context's
+    /// `.slow_queries` summarises its window's.
+    ///
+    /// >>> logs.summary().select("namespace", "shape", "share").head(2)  # doctest: +SKIP
+    fn summary(&self, py: Python<'_>) -> PyResult<crate::python::frame::PyFrame> {
+        let frame = crate::frame::context::slow_summary_frame(self.model())
+            .map_err(|e| crate::python::errors::to_py_err(py, e))?;
+        Ok(crate::python::frame::PyFrame(frame))
+    }
+
     /// The number of log lines.
     ///
     /// >>> len(logs)  # doctest: +SKIP

@@ -73,6 +73,16 @@ pub(super) fn truth<'py>(py: Python<'py>, c: Causes, atlas: bool) -> PyResult<Bo
         d.set_item("to", c.to)?;
         rows.push(d);
     }
-    out.set_item("slow", rows)?;
+    out.set_item("slow", std::mem::take(&mut rows))?;
+    for c in c.drivers {
+        let d = PyDict::new(py);
+        d.set_item("group_id", c.group_id)?;
+        d.set_item("host_id", c.host_id)?;
+        d.set_item("resource", c.resource)?;
+        d.set_item("namespace", c.namespace)?;
+        d.set_item("fields", c.fields)?;
+        rows.push(d);
+    }
+    out.set_item("drivers", rows)?;
     Ok(out)
 }

@@ -20,6 +20,9 @@
 //!   is; and its disk resized by disk auto-scaling (`DISK_AUTO_SCALE_INITIATED`) in the same
 //!   way into the newest disk-space alert of a cluster that has disk auto-scaling on. Ops
 //!   Manager and Cloud Manager have no auto-scaling and serve no such event.
+//! - The slow queries behind every CPU or connections finding ([`DriverCause`]): its host's
+//!   heaviest collection scan (else its heaviest pattern) runs slowly in proportion to the
+//!   finding's own series, over the whole history.
 //! - The slow queries behind every CPU or connections alert on a host with a workload
 //!   ([`SlowCause`]): its heaviest collection scan (else its heaviest pattern) runs hot from
 //!   an hour before the alert to its end, which the Performance Advisor's slow query logs and
@@ -116,9 +119,30 @@ pub struct SlowCause {
     pub to: DateTime<Utc>,
 }
 
+/// The namespace whose slow queries drive a CPU or connections finding (`headroom_truth`):
+/// the heaviest collection scan of the finding's host (else its heaviest pattern), which runs
+/// slowly in proportion to the finding's series hour by hour (its climb and its daily cycle)
+/// over the whole history, [`workload::DRIVE_SHARE`] of the host's slow-query time when the
+/// series is at its level ([`workload::drive_rate`]): most of it in any recent window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriverCause {
+    /// Project.
+    pub group_id: String,
+    /// The finding's host.
+    pub host_id: String,
+    /// The finding's resource (`cpu`, `connections`).
+    pub resource: &'static str,
+    /// `<database>.<collection>`.
+    pub namespace: String,
+    /// The fields its filter names, in order.
+    pub fields: Vec<&'static str>,
+}
+
 /// What the world seeded as causes (see the module's documentation).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Causes {
+    /// The namespace behind each CPU or connections finding.
+    pub drivers: Vec<DriverCause>,
     /// The slow queries behind each CPU or connections alert on a host with a workload.
     pub slow: Vec<SlowCause>,
     /// One election before each replication-lag alert, in the alerts' order (global first).
@@ -139,6 +163,7 @@ pub(super) fn seed(world: &mut World, seed: u64) {
     restarts(world, &mut r, &mut causes, &mut events);
     scaling(world, &mut r, &mut causes, &mut events);
     slow(world, seed, &mut causes);
+    drivers(world, seed, &mut causes);
     world.causes = causes;
     add_events(world, events);
 }
@@ -201,23 +226,16 @@ fn slow(world: &mut World, seed: u64, causes: &mut Causes) {
             continue;
         };
         let patterns = workload::patterns(seed, host);
-        let heavy = |p: &&workload::Pattern| p.typical_ms * p.per_hour;
-        let by_weight =
-            |a: &&workload::Pattern, b: &&workload::Pattern| heavy(a).total_cmp(&heavy(b));
-        let chosen = patterns
-            .iter()
-            .filter(|p| !p.indexed)
-            .max_by(by_weight)
-            .or_else(|| patterns.iter().max_by(by_weight));
-        let Some(p) = chosen else {
+        let Some(pattern) = workload::heaviest(&patterns) else {
             continue;
         };
-        let pattern = patterns.iter().position(|x| x == p).unwrap_or(0);
+        let p = &patterns[pattern];
         cause.from -= CDuration::hours(1);
         host.hot.push(workload::Hot {
             pattern,
             from: cause.from,
             to: cause.to,
+            follows: None,
         });
         cause.index = (!p.indexed).then(|| {
             let keys: Vec<String> = workload::index_keys(p)
@@ -228,6 +246,43 @@ fn slow(world: &mut World, seed: u64, causes: &mut Causes) {
         });
         cause.namespace = p.namespace.clone();
         causes.slow.push(cause);
+    }
+}
+
+/// The slow queries behind each CPU or connections finding: its host's heaviest pattern
+/// follows the finding's series (see [`DriverCause`]). After the alerts' causes: an alert's
+/// hot span stays the busiest hours of its pattern.
+fn drivers(world: &mut World, seed: u64, causes: &mut Causes) {
+    let anchor = world.anchor;
+    for host in world.hosts.iter_mut() {
+        let found = host
+            .seeded
+            .iter()
+            .find(|s| matches!(s.finding, super::Finding::Cpu | super::Finding::Connections));
+        let Some(series) = found.cloned() else {
+            continue;
+        };
+        let patterns = workload::patterns(seed, host);
+        let Some(pattern) = workload::heaviest(&patterns) else {
+            continue;
+        };
+        host.hot.push(workload::Hot {
+            pattern,
+            from: anchor - CDuration::days(400),
+            to: anchor + CDuration::days(3650),
+            follows: Some(workload::Follows {
+                series: series.clone(),
+                anchor: anchor.timestamp(),
+                rate: workload::drive_rate(&patterns, pattern),
+            }),
+        });
+        causes.drivers.push(DriverCause {
+            group_id: host.group_id.clone(),
+            host_id: host.id.clone(),
+            resource: series.finding.resource(),
+            namespace: patterns[pattern].namespace.clone(),
+            fields: patterns[pattern].filter.clone(),
+        });
     }
 }
 

@@ -300,3 +300,22 @@ pub(crate) fn breach_point(key: u64, (mi, int): (usize, bool), level: f64, t: i6
         (v * 100.0).round() / 100.0
     }
 }
+
+/// Business-hours load in [0, 1]: a bump between 07:00 and 21:00 UTC, lower at weekends.
+pub(crate) fn busy(t: i64, granularity: i64) -> f64 {
+    if granularity >= 86_400 {
+        return 0.4;
+    }
+    let h = t.rem_euclid(86_400) as f64 / 3600.0;
+    let b = if (7.0..21.0).contains(&h) {
+        (std::f64::consts::PI * (h - 7.0) / 14.0).sin()
+    } else {
+        0.0
+    };
+    let dow = (t.div_euclid(86_400) + 3).rem_euclid(7); // 0 = Monday
+    if dow >= 5 {
+        b * 0.5
+    } else {
+        b
+    }
+}

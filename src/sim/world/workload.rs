@@ -12,7 +12,7 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 
-use super::Host;
+use super::{Host, SeededSeries};
 use crate::sim::rng::{hash, unit, SplitMix64};
 
 /// The stream of the workload: `hash(seed, host index, WORKLOAD)`.
@@ -138,7 +138,7 @@ pub fn patterns(seed: u64, host: &Host) -> Vec<Pattern> {
 }
 
 /// A span in which one pattern of a host runs hot: a seeded cause (`world/causes.rs`), slow
-/// queries that rise with the load that raised an alert.
+/// queries that rise with the load that raised an alert, or with a capacity finding's series.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hot {
     /// The pattern (an index into [`patterns`]).
@@ -147,6 +147,40 @@ pub struct Hot {
     pub from: DateTime<Utc>,
     /// Its last.
     pub to: DateTime<Utc>,
+    /// The finding's series it rises and falls with, if it follows one.
+    pub follows: Option<Follows>,
+}
+
+/// A hot span that follows a capacity finding's series: the pattern runs slowly `rate` times
+/// as often when the series is at its level (`SeededSeries::level`, at the anchor), in
+/// proportion to the series at each hour (its trend and its daily cycle, not its noise).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Follows {
+    /// The series.
+    pub series: SeededSeries,
+    /// The world's anchor (the series' day 0), in seconds.
+    pub anchor: i64,
+    /// How many times more often it runs slowly at the series' level.
+    pub rate: f64,
+}
+
+/// The share of a host's slow-query time that a pattern following a finding's series takes
+/// when the series is at its level: most of it.
+pub const DRIVE_SHARE: f64 = 0.8;
+
+/// The rate (see [`Follows`]) at which `patterns[i]` takes [`DRIVE_SHARE`] of its host's
+/// slow-query time (each slow run [`HOT_DURATION`] times as slow), at least [`HOT_RATE`].
+pub fn drive_rate(patterns: &[Pattern], i: usize) -> f64 {
+    let weight = |p: &Pattern| p.typical_ms * p.per_hour;
+    let others: f64 = patterns
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != i)
+        .map(|(_, p)| weight(p))
+        .sum();
+    let own = weight(&patterns[i]) * HOT_DURATION;
+    let rate = DRIVE_SHARE / (1.0 - DRIVE_SHARE) * others / own.max(f64::MIN_POSITIVE);
+    rate.max(HOT_RATE)
 }
 
 /// How many times more often a hot pattern runs slowly.
@@ -155,18 +189,40 @@ pub const HOT_RATE: f64 = 10.0;
 pub const HOT_DURATION: f64 = 3.0;
 
 /// How busy pattern `pattern` of `host` is in the hour from `t`, as factors of its rate and
-/// its duration: 1 and 1, or [`HOT_RATE`] and [`HOT_DURATION`] in an hour a hot span touches.
+/// its duration: 1 and 1, or [`HOT_RATE`] and [`HOT_DURATION`] in an hour an alert's hot span
+/// touches; a span that follows a series runs its [`Follows::rate`] times the series over its
+/// level, [`HOT_DURATION`] times as slowly (the busiest span, where several touch the hour).
 pub fn load(host: &Host, pattern: usize, t: DateTime<Utc>) -> (f64, f64) {
     let end = t + chrono::Duration::hours(1);
-    let hot = host
-        .hot
+    host.hot
         .iter()
-        .any(|h| h.pattern == pattern && h.from < end && t <= h.to);
-    if hot {
-        (HOT_RATE, HOT_DURATION)
-    } else {
-        (1.0, 1.0)
-    }
+        .filter(|h| h.pattern == pattern && h.from < end && t <= h.to)
+        .map(|h| match &h.follows {
+            None => (HOT_RATE, HOT_DURATION),
+            Some(f) => {
+                let (s, at) = (&f.series, t.timestamp());
+                let v = s.value(f.anchor, at, super::series::busy(at, 3600), 0.0);
+                (f.rate * v / s.level.max(f64::MIN_POSITIVE), HOT_DURATION)
+            }
+        })
+        .fold((1.0, 1.0), |(r, d), (r2, d2)| {
+            (f64::max(r, r2), f64::max(d, d2))
+        })
+}
+
+/// The pattern a seeded cause makes hot: the heaviest collection scan (the most milliseconds
+/// an hour), else the heaviest pattern.
+pub fn heaviest(patterns: &[Pattern]) -> Option<usize> {
+    let heavy = |p: &Pattern| p.typical_ms * p.per_hour;
+    let best = |only_scans: bool| {
+        patterns
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !only_scans || !p.indexed)
+            .max_by(|a, b| heavy(a.1).total_cmp(&heavy(b.1)))
+            .map(|(i, _)| i)
+    };
+    best(true).or_else(|| best(false))
 }
 
 /// The slow runs of `host`'s workload logged from `from` to `to` (each included), oldest

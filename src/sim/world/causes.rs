@@ -122,8 +122,8 @@ pub struct SlowCause {
 /// The namespace whose slow queries drive a CPU or connections finding (`headroom_truth`):
 /// the heaviest collection scan of the finding's host (else its heaviest pattern), which runs
 /// slowly in proportion to the finding's series hour by hour (its climb and its daily cycle)
-/// over the whole history, [`workload::DRIVE_SHARE`] of the host's slow-query time when the
-/// series is at its level ([`workload::drive_rate`]): most of it in any recent window.
+/// over the whole history: 80 % of the host's slow-query time when the series is at its level
+/// (the workload's `DRIVE_SHARE` and `drive_rate`), most of it in any recent window.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DriverCause {
     /// Project.

@@ -478,7 +478,7 @@ class AsyncClusters:
 
 @final
 class Events:
-    def charted(
+    def _charted(
         self,
         group_id: str,
         min_date: _Timestamp,
@@ -498,7 +498,7 @@ class Events:
 
 @final
 class AsyncEvents:
-    def charted(
+    def _charted(
         self,
         group_id: str,
         min_date: _Timestamp,

@@ -2,7 +2,7 @@
 down, auto-scaling, tier changes and disk resizes over the window (:func:`window_events`),
 and which of them are each finding's deployment's (:func:`finding_events`).
 
-The client asks each flavour in its own event types (``client.events.charted``: the type
+The client asks each flavour in its own event types (``Events::charted`` in Rust: the type
 table is the Rust core's, ``opsapi::api::event_kinds``), one listing per project, and on
 Atlas, whose cluster events name no cluster, one per cluster. A project whose events the
 server refuses (the key's permission, an endpoint it lacks) costs only its marks: its
@@ -55,7 +55,7 @@ def window_events(
     clusters: Any = None,
 ) -> WindowEvents:
     """The events a chart marks of each project from ``start`` to ``end``
-    (``client.events.charted``: one listing per project, every page; on Atlas one more per
+    (``Events::charted`` in Rust: one listing per project, every page; on Atlas one more per
     cluster of ``clusters``, the projects' ``client.clusters.list``). A listing the server
     refuses (HTTP 403 or 404) leaves that project without events and says why; any other
     error is raised.
@@ -71,7 +71,7 @@ def window_events(
     parts, missing = [], {}
     for g in group_ids:
         try:
-            events = client.events.charted(g, start, end, clusters=by_group.get(g) or None)
+            events = client.events._charted(g, start, end, clusters=by_group.get(g) or None)
         except (ForbiddenError, NotFoundError) as e:
             why = "the key may not read" if e.status == 403 else "the server has no"
             missing[g] = f"{why} the project's events (HTTP {e.status}): no event marks"

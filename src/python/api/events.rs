@@ -58,10 +58,10 @@ twins! {
     /// is.
     ///
     Events
-    /// >>> client.events.charted(group_id, "2026-02-16T10:00:00Z", "2026-03-02T10:00:00Z").timeline()  # doctest: +SKIP
+    /// >>> client.events._charted(group_id, "2026-02-16T10:00:00Z", "2026-03-02T10:00:00Z").timeline()  # doctest: +SKIP
     AsyncEvents
-    /// >>> events = await client.events.charted(group_id, start, end, clusters=["orders"])  # doctest: +SKIP
-    fn charted(group_id: Text, min_date: Timestamp, max_date: Timestamp; clusters: Texts)
+    /// >>> events = await client.events._charted(group_id, start, end, clusters=["orders"])  # doctest: +SKIP
+    fn _charted(group_id: Text, min_date: Timestamp, max_date: Timestamp; clusters: Texts)
         -> "EventList"
     {
         |c| {

@@ -259,6 +259,24 @@ impl Fit {
     }
 }
 
+/// The median of `v` on each weekday (1-7, by `weekday`; 0 where a weekday has none): a
+/// weekly cycle's offsets.
+fn weekday_medians(v: &[f64], weekday: &[u8]) -> [f64; 8] {
+    let mut offset = [0.0; 8];
+    for (w, o) in offset.iter_mut().enumerate().skip(1) {
+        let of: Vec<f64> = v
+            .iter()
+            .zip(weekday)
+            .filter(|(_, k)| usize::from(**k) == w)
+            .map(|(e, _)| *e)
+            .collect();
+        if !of.is_empty() {
+            *o = median(&of);
+        }
+    }
+    offset
+}
+
 /// A day further above the rest than this many robust deviations is a shock.
 const SHOCK: f64 = 5.0;
 
@@ -310,18 +328,7 @@ pub(super) fn fit(all: &Regime<'_>, from: usize, weekly: bool, min_days: usize) 
             .collect();
     let raw = e.clone();
     if weekly {
-        let mut offset = [0.0; 8];
-        for (w, o) in offset.iter_mut().enumerate().skip(1) {
-            let of: Vec<f64> = e
-                .iter()
-                .zip(d.weekday)
-                .filter(|(_, k)| usize::from(**k) == w)
-                .map(|(e, _)| *e)
-                .collect();
-            if !of.is_empty() {
-                *o = median(&of);
-            }
-        }
+        let offset = weekday_medians(&e, d.weekday);
         for (e, w) in e.iter_mut().zip(d.weekday) {
             *e -= offset[usize::from(*w).min(7)];
         }
@@ -398,20 +405,11 @@ pub(super) fn fit(all: &Regime<'_>, from: usize, weekly: bool, min_days: usize) 
         .zip(all.top)
         .map(|(x, y)| y - a - trend * x)
         .collect();
-    let mut offset = [0.0; 8];
-    if weekly {
-        for (w, o) in offset.iter_mut().enumerate().skip(1) {
-            let of: Vec<f64> = r_all
-                .iter()
-                .zip(all.weekday)
-                .filter(|(_, k)| usize::from(**k) == w)
-                .map(|(e, _)| *e)
-                .collect();
-            if !of.is_empty() {
-                *o = median(&of);
-            }
-        }
-    }
+    let offset = if weekly {
+        weekday_medians(&r_all, all.weekday)
+    } else {
+        [0.0; 8]
+    };
     let last_hour = all.top_at.iter().filter(|p| **p >= 0.95).count();
     let random: Vec<f64> = r_all
         .iter()

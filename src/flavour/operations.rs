@@ -110,6 +110,10 @@ pub struct Row {
     /// The versions of its Atlas resource, the one the client asks for first; empty where
     /// Atlas does not have it.
     pub atlas_versions: &'static [AtlasVersion],
+    /// Its `operationId` in Atlas's specification (`getGroupProcess`), where Atlas has it:
+    /// the spec extract (`tests/fixtures/atlas-openapi/extract.py`) takes the operations it
+    /// keeps from the table by these.
+    pub atlas_operation_id: Option<&'static str>,
 }
 
 impl Row {
@@ -182,7 +186,8 @@ pub(crate) fn segments(template: &'static str) -> impl Iterator<Item = Segment> 
 /// its doc, the variant, the name, `METHOD "Ops Manager's path" -> Answer`, then, each where
 /// it applies: `atlas "path"` (where Atlas's differs), `query [...]`, `set Name` (else
 /// `Other`), `scope Global` (an administrators' resource of Ops Manager alone) and its Atlas
-/// versions, `versions ["date", "date" until "sunset"]` (none: Atlas lacks it).
+/// versions, `versions ["date", "date" until "sunset"]` (none: Atlas lacks it), with the
+/// operation's `operation_id` in Atlas's specification.
 macro_rules! operations {
     (
         $(
@@ -194,6 +199,7 @@ macro_rules! operations {
                 $(, set $set:ident)?
                 $(, scope $scope:ident)?
                 $(, versions [$($version:literal $(until $sunset:literal)?),+ $(,)?])?
+                $(, operation_id $operation_id:literal)?
                 $(,)?
             }
         )*
@@ -230,6 +236,7 @@ macro_rules! operations {
                     media_type: concat!("application/vnd.atlas.", $version, "+json"),
                     sunset: first!($(Some($sunset),)? None),
                 }),+)?],
+                atlas_operation_id: first!($(Some($operation_id),)? None),
             },
         )*];
 
@@ -266,90 +273,111 @@ operations! {
     /// `GET /groups/{group_id}/alerts`
     AlertsList "alerts.list" {
         GET "/groups/{group_id}/alerts" -> Page,
-        query ["status"], set Alerts, versions ["2023-01-01"]
+        query ["status"], set Alerts, versions ["2023-01-01"],
+        operation_id "listGroupAlerts"
     }
     /// `GET /groups/{group_id}/alerts/{alert_id}`
     AlertsGet "alerts.get" {
-        GET "/groups/{group_id}/alerts/{alert_id}" -> One, set Alerts, versions ["2023-01-01"]
+        GET "/groups/{group_id}/alerts/{alert_id}" -> One, set Alerts, versions ["2023-01-01"],
+        operation_id "getGroupAlert"
     }
     /// `PATCH /groups/{group_id}/alerts/{alert_id}` (acknowledge, un-acknowledge).
     /// Acknowledging is a newer resource version than reading (the SDK's docs); the first
     /// version is served until its sunset.
     AlertsAcknowledge "alerts.acknowledge" {
         PATCH "/groups/{group_id}/alerts/{alert_id}" -> One,
-        set Alerts, versions ["2024-05-30", "2023-01-01" until "2027-07-01"]
+        set Alerts, versions ["2024-05-30", "2023-01-01" until "2027-07-01"],
+        operation_id "acknowledgeGroupAlert"
     }
     /// `GET /groups/{group_id}/alertConfigs`
     AlertConfigsList "alert_configs.list" {
-        GET "/groups/{group_id}/alertConfigs" -> Page, set Alerts, versions ["2023-01-01"]
+        GET "/groups/{group_id}/alertConfigs" -> Page, set Alerts, versions ["2023-01-01"],
+        operation_id "listGroupAlertConfigs"
     }
     /// `GET /groups/{group_id}/alertConfigs/{alert_config_id}/alerts`
     AlertConfigsOpenAlerts "alert_configs.open_alerts" {
         GET "/groups/{group_id}/alertConfigs/{alert_config_id}/alerts" -> Page,
-        set Alerts, versions ["2023-01-01"]
+        set Alerts, versions ["2023-01-01"],
+        operation_id "getGroupAlertConfigAlerts"
     }
     /// `GET /groups`
-    GroupsList "groups.list" { GET "/groups" -> Page, versions ["2023-01-01"] }
+    GroupsList "groups.list" {
+        GET "/groups" -> Page, versions ["2023-01-01"],
+        operation_id "listGroups"
+    }
     /// `GET /groups/{group_id}`
-    GroupsGet "groups.get" { GET "/groups/{group_id}" -> One, versions ["2023-01-01"] }
+    GroupsGet "groups.get" {
+        GET "/groups/{group_id}" -> One, versions ["2023-01-01"],
+        operation_id "getGroup"
+    }
     /// `GET /groups/{group_id}/hosts` (Atlas: `/processes`)
     HostsList "hosts.list" {
         GET "/groups/{group_id}/hosts" -> Page,
-        atlas "/groups/{group_id}/processes", set Monitoring, versions ["2023-01-01"]
+        atlas "/groups/{group_id}/processes", set Monitoring, versions ["2023-01-01"],
+        operation_id "listGroupProcesses"
     }
     /// `GET /groups/{group_id}/hosts/{host_id}`
     HostsGet "hosts.get" {
         GET "/groups/{group_id}/hosts/{host_id}" -> One,
-        atlas "/groups/{group_id}/processes/{host_id}", set Monitoring, versions ["2023-01-01"]
+        atlas "/groups/{group_id}/processes/{host_id}", set Monitoring, versions ["2023-01-01"],
+        operation_id "getGroupProcess"
     }
     /// `GET /groups/{group_id}/hosts/{host_id}/disks`
     HostsPartitions "hosts.partitions" {
         GET "/groups/{group_id}/hosts/{host_id}/disks" -> Page,
         atlas "/groups/{group_id}/processes/{host_id}/disks",
-        set Monitoring, versions ["2023-01-01"]
+        set Monitoring, versions ["2023-01-01"],
+        operation_id "listGroupProcessDisks"
     }
     /// `GET /groups/{group_id}/hosts/{host_id}/databases`
     HostsDatabases "hosts.databases" {
         GET "/groups/{group_id}/hosts/{host_id}/databases" -> Page,
         atlas "/groups/{group_id}/processes/{host_id}/databases",
-        set Monitoring, versions ["2023-01-01"]
+        set Monitoring, versions ["2023-01-01"],
+        operation_id "listGroupProcessDatabases"
     }
     /// `GET /groups/{group_id}/hosts/{host_id}/measurements`
     MeasurementsHost "measurements.host" {
         GET "/groups/{group_id}/hosts/{host_id}/measurements" -> One,
         atlas "/groups/{group_id}/processes/{host_id}/measurements",
         query ["granularity", "period", "start", "end", "m"],
-        set Monitoring, versions ["2023-01-01"]
+        set Monitoring, versions ["2023-01-01"],
+        operation_id "getGroupProcessMeasurements"
     }
     /// `GET /groups/{group_id}/hosts/{host_id}/disks/{partition_name}/measurements`
     MeasurementsDisk "measurements.disk" {
         GET "/groups/{group_id}/hosts/{host_id}/disks/{partition_name}/measurements" -> One,
         atlas "/groups/{group_id}/processes/{host_id}/disks/{partition_name}/measurements",
         query ["granularity", "period", "start", "end", "m"],
-        set Monitoring, versions ["2023-01-01"]
+        set Monitoring, versions ["2023-01-01"],
+        operation_id "getGroupProcessDiskMeasurements"
     }
     /// `GET /groups/{group_id}/hosts/{host_id}/databases/{database_name}/measurements`
     MeasurementsDatabase "measurements.database" {
         GET "/groups/{group_id}/hosts/{host_id}/databases/{database_name}/measurements" -> One,
         atlas "/groups/{group_id}/processes/{host_id}/databases/{database_name}/measurements",
         query ["granularity", "period", "start", "end", "m"],
-        set Monitoring, versions ["2023-01-01"]
+        set Monitoring, versions ["2023-01-01"],
+        operation_id "getGroupProcessDatabaseMeasurements"
     }
     /// `GET /groups/{group_id}/events` (`clusterNames`: Atlas's alone, which an alert's
     /// context sends for its cluster's own events)
     EventsList "events.list" {
         GET "/groups/{group_id}/events" -> Page,
         query ["eventType", "minDate", "maxDate", "includeRaw", "clusterNames"],
-        set Events, versions ["2023-01-01"]
+        set Events, versions ["2023-01-01"],
+        operation_id "listGroupEvents"
     }
     /// `GET /groups/{group_id}/events/{event_id}`
     EventsGet "events.get" {
         GET "/groups/{group_id}/events/{event_id}" -> One,
-        query ["includeRaw"], set Events, versions ["2023-01-01"]
+        query ["includeRaw"], set Events, versions ["2023-01-01"],
+        operation_id "getGroupEvent"
     }
     /// `GET /groups/{group_id}/clusters`
     ClustersList "clusters.list" {
-        GET "/groups/{group_id}/clusters" -> Page, versions ["2024-08-05"]
+        GET "/groups/{group_id}/clusters" -> Page, versions ["2024-08-05"],
+        operation_id "listGroupClusters"
     }
     /// `GET /groups/{group_id}/clusters/{cluster}`: the cluster's id on Ops Manager and Cloud
     /// Manager, its name on Atlas. Clusters as the specification describes them now: one
@@ -357,34 +385,38 @@ operations! {
     /// (`ClusterDescription20240805`; the older versions, of other shapes, are sunset on
     /// 2027-07-01 and not asked).
     ClustersGet "clusters.get" {
-        GET "/groups/{group_id}/clusters/{cluster}" -> One, versions ["2024-08-05"]
+        GET "/groups/{group_id}/clusters/{cluster}" -> One, versions ["2024-08-05"],
+        operation_id "getGroupCluster"
     }
     /// `GET /groups/{group_id}/hosts/{host_id}/performanceAdvisor/namespaces`: the namespaces
     /// of the host's slow queries.
     PerformanceAdvisorNamespaces "performance_advisor.namespaces" {
         GET "/groups/{group_id}/hosts/{host_id}/performanceAdvisor/namespaces" -> One,
         atlas "/groups/{group_id}/processes/{host_id}/performanceAdvisor/namespaces",
-        query ["since", "duration"], set PerformanceAdvisor, versions ["2023-01-01"]
+        query ["since", "duration"], set PerformanceAdvisor, versions ["2023-01-01"],
+        operation_id "listGroupProcessPerformanceAdvisorNamespaces"
     }
     /// `GET /groups/{group_id}/hosts/{host_id}/performanceAdvisor/slowQueryLogs`
     PerformanceAdvisorSlowQueryLogs "performance_advisor.slow_query_logs" {
         GET "/groups/{group_id}/hosts/{host_id}/performanceAdvisor/slowQueryLogs" -> One,
         atlas "/groups/{group_id}/processes/{host_id}/performanceAdvisor/slowQueryLogs",
         query ["since", "duration", "namespaces", "nLogs"],
-        set PerformanceAdvisor, versions ["2023-01-01"]
+        set PerformanceAdvisor, versions ["2023-01-01"],
+        operation_id "listGroupProcessPerformanceAdvisorSlowQueryLogs"
     }
     /// `GET /groups/{group_id}/hosts/{host_id}/performanceAdvisor/suggestedIndexes`
     PerformanceAdvisorSuggestedIndexes "performance_advisor.suggested_indexes" {
         GET "/groups/{group_id}/hosts/{host_id}/performanceAdvisor/suggestedIndexes" -> One,
         atlas "/groups/{group_id}/processes/{host_id}/performanceAdvisor/suggestedIndexes",
         query ["since", "duration", "namespaces", "nIndexes", "nExamples"],
-        set PerformanceAdvisor, versions ["2023-01-01"]
+        set PerformanceAdvisor, versions ["2023-01-01"],
+        operation_id "listGroupProcessPerformanceAdvisorSuggestedIndexes"
     }
 }
 
 impl Operation {
     /// Its row of the table.
-    pub fn row(self) -> &'static Row {
+    pub const fn row(self) -> &'static Row {
         // The rows are in the order of the variants (the macro writes both from one list).
         &ROWS[self as usize]
     }

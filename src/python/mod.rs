@@ -58,6 +58,7 @@ fn row<'py>(
         .map(|v| (v.date, v.sunset))
         .collect();
     d.set_item("atlas_versions", versions)?;
+    d.set_item("atlas_operation_id", row.atlas_operation_id)?;
     d.set_item("flavours", pyo3::types::PyTuple::new(py, flavours)?)?;
     Ok(d)
 }

@@ -2,20 +2,22 @@
 //! (`Operation::ALL`) run against the simulator serving each flavour, with the exact request
 //! that went out (method, path, the `Accept` header's version, Digest or Bearer) and the
 //! result against the seeded world where the flavour has it, refused before any request where
-//! it does not; the flavour a base URL names. Writes and what a flavour lacks are in
-//! `flavours/writes.rs`, the same frames through each flavour in `flavours/frames.rs`.
+//! it does not; the flavour a base URL names. The calls and the exact requests are the table
+//! of calls' (`tests/fixtures/calls.json`; its Rust calls: `flavours/calls.rs`). Writes and
+//! what a flavour lacks are in `flavours/writes.rs`, the same frames through each flavour in
+//! `flavours/frames.rs`.
 //! (Service-account tokens are in `oauth.rs`.)
 
+mod calls;
 #[cfg(feature = "frames")] // fleet pulls
 mod frames;
 mod writes;
 
-use opsapi::api::performance_advisor::AdvisorQuery;
-use opsapi::flavour::Scope;
 use opsapi::sim::{RequestRecord, SimConfig, Simulator};
-use opsapi::{Answer, Client, Error, Flavour, Granularity, MeasurementsQuery, Operation};
+use opsapi::{Client, Error, Flavour, Operation};
 
-use crate::common::{fixed_now, for_an_hour, start};
+use self::calls::{call, Call, CALLS};
+use crate::common::{fixed_now, start};
 
 /// A simulator of `flavour` on the fixed clock.
 pub fn sim_of(flavour: Flavour) -> Simulator {
@@ -204,222 +206,22 @@ fn ids(sim: &Simulator) -> Ids {
     }
 }
 
-fn query() -> MeasurementsQuery {
-    let t = |s: &str| opsapi::query::parse_timestamp("start", s).unwrap();
-    MeasurementsQuery::range(
-        Granularity::PT1H,
-        t("2026-03-01T00:00:00Z"),
-        t("2026-03-01T06:00:00Z"),
-    )
-    .metrics(["CONNECTIONS"])
-}
-
-/// Runs `op` and says what came back, checked against the world where it is a list. Every
-/// operation of the table has its call here: a new one fails
-/// `every_operation_of_each_flavour_sends_its_request_and_gets_the_same_world` by name until
-/// it has one (and its path in `want`).
-async fn call(c: &Client, op: Operation, ids: &Ids) -> opsapi::Result<String> {
-    let (g, h) = (ids.group.as_str(), ids.host.as_str());
-    let disk = MeasurementsQuery::range(
-        Granularity::PT1H,
-        opsapi::query::parse_timestamp("start", "2026-03-01T00:00:00Z")?,
-        opsapi::query::parse_timestamp("end", "2026-03-01T06:00:00Z")?,
-    )
-    .metrics(["DISK_PARTITION_SPACE_USED"]);
-    let database = MeasurementsQuery::range(
-        Granularity::PT1H,
-        opsapi::query::parse_timestamp("start", "2026-03-01T00:00:00Z")?,
-        opsapi::query::parse_timestamp("end", "2026-03-01T06:00:00Z")?,
-    )
-    .metrics(["DATABASE_DATA_SIZE"]);
-    Ok(match op {
-        Operation::GroupsList => format!("{} groups", c.groups().list().await?.len()),
-        Operation::GroupsGet => format!("group {:?}", c.groups().get(g).await?.id),
-        Operation::HostsList => {
-            let hosts = c.hosts().list(g).await?;
-            assert!(hosts.iter().any(|x| x.id.as_deref() == Some(h)), "{h}");
-            format!("{} hosts", hosts.len())
-        }
-        Operation::HostsGet => {
-            let host = c.hosts().get(g, h).await?;
-            assert_eq!(
-                format!("{}:{}", host.hostname.unwrap(), host.port.unwrap()),
-                ids.process
-            );
-            format!("host {:?}", host.id)
-        }
-        Operation::HostsPartitions => format!("{:?}", c.hosts().partitions(g, h).await?),
-        Operation::HostsDatabases => format!("{:?}", c.hosts().databases(g, h).await?),
-        Operation::MeasurementsHost => {
-            let m = c.measurements().host(g, h, &query()).await?;
-            assert_eq!(m.process_id.as_deref(), Some(ids.process.as_str()));
-            format!("host {:?}: {} points", m.host_id, m.data_point_count())
-        }
-        Operation::MeasurementsDisk => {
-            let m = c.measurements().disk(g, h, &ids.partition, &disk).await?;
-            format!(
-                "disk {:?}: {} points",
-                m.partition_name,
-                m.data_point_count()
-            )
-        }
-        Operation::MeasurementsDatabase => {
-            let m = c
-                .measurements()
-                .database(g, h, &ids.database, &database)
-                .await?;
-            format!(
-                "database {:?}: {} points",
-                m.database_name,
-                m.data_point_count()
-            )
-        }
-        Operation::EventsList => {
-            let events = c.events().list(g).await?;
-            let shared = events
-                .iter()
-                .filter(|e| ids.shared_events.contains(e.id.as_ref().unwrap()))
-                .count();
-            assert_eq!(
-                events.len(),
-                ids.served_events,
-                "the events the flavour serves"
-            );
-            format!("{shared} events every flavour has")
-        }
-        Operation::EventsGet => {
-            format!("event {:?}", c.events().get(g, &ids.event, false).await?.id)
-        }
-        Operation::AlertConfigsList => {
-            format!("{} configs", c.alert_configs().list(g).await?.len())
-        }
-        Operation::AlertsList => {
-            let alerts = c.alerts().list(g, &opsapi::AlertsQuery::new()).await?;
-            assert_eq!(alerts.len(), ids.alerts);
-            format!("{} project alerts", alerts.len())
-        }
-        Operation::AlertsGet => format!("alert {:?}", c.alerts().get(g, &ids.alert).await?.id),
-        Operation::AlertConfigsOpenAlerts => {
-            let open = c.alert_configs().open_alerts(g, &ids.config).await?;
-            assert_eq!(open.len(), ids.open_alerts);
-            format!("{} open alerts", open.len())
-        }
-        Operation::AlertsAcknowledge => {
-            let a = c
-                .alerts()
-                .acknowledge(g, &ids.alert, &for_an_hour())
-                .await?;
-            format!(
-                "alert {:?} acknowledged: {}",
-                a.id,
-                a.acknowledged_until.is_some()
-            )
-        }
-        Operation::GlobalAlertsList => {
-            let q = opsapi::GlobalAlertsQuery::new();
-            format!("{} global alerts", c.global_alerts().list(&q).await?.len())
-        }
-        Operation::GlobalAlertsGet => {
-            let a = c.global_alerts().get(&ids.global_alert).await?;
-            format!("global alert {:?}", a.id)
-        }
-        Operation::GlobalAlertsAcknowledge => {
-            let ack = for_an_hour();
-            let a = c
-                .global_alerts()
-                .acknowledge(&ids.global_alert, &ack)
-                .await?;
-            format!(
-                "global alert {:?} acknowledged: {}",
-                a.id,
-                a.acknowledged_until.is_some()
-            )
-        }
-        Operation::AccessListList => format!("{} entries", c.access_list().list().await?.len()),
-        Operation::AccessListDelete => {
-            c.access_list().delete(&ids.entry).await?;
-            format!("entry {} deleted", ids.entry)
-        }
-        Operation::ClustersList => {
-            let clusters = c.clusters().list(g).await?;
-            let names: Vec<_> = clusters.iter().filter_map(|x| x.name.as_deref()).collect();
-            assert!(names.contains(&ids.cluster_name.as_str()), "{names:?}");
-            format!("{} clusters", clusters.len())
-        }
-        Operation::ClustersGet => {
-            format!(
-                "cluster {:?}",
-                c.clusters().get(g, &ids.cluster).await?.name
-            )
-        }
-        Operation::PerformanceAdvisorNamespaces => {
-            let q = AdvisorQuery::new();
-            let names = c.performance_advisor().namespaces(g, h, &q).await?;
-            assert!(!names.is_empty(), "a primary with a workload");
-            format!(
-                "namespaces {:?}",
-                names.iter().map(|n| &n.namespace).collect::<Vec<_>>()
-            )
-        }
-        Operation::PerformanceAdvisorSlowQueryLogs => {
-            let q = AdvisorQuery::new().n_logs(50);
-            let logs = c.performance_advisor().slow_query_logs(g, h, &q).await?;
-            let rows = logs.rows();
-            assert!(rows
-                .iter()
-                .all(|r| r.duration_ms.is_some() && r.shape.is_some()));
-            format!(
-                "{} slow queries, first {:?}",
-                rows.len(),
-                rows.first().map(|r| &r.line)
-            )
-        }
-        Operation::PerformanceAdvisorSuggestedIndexes => {
-            let q = AdvisorQuery::new();
-            let s = c.performance_advisor().suggested_indexes(g, h, &q).await?;
-            let keys: Vec<_> = s.indexes.iter().flatten().map(|i| &i.index).collect();
-            format!(
-                "{} shapes, indexes {keys:?}",
-                s.shapes.map_or(0, |v| v.len())
-            )
-        }
-        other => panic!("{other:?} has no call in tests/it/flavours.rs: add one"),
-    })
-}
-
-/// The method of `op`, its path under the flavour's API prefix (its row's template with the
-/// world's identifiers, encoded as the client sends them) and the status the server answers.
-fn want(flavour: Flavour, op: Operation, ids: &Ids) -> (String, String, u16) {
-    let row = op.row();
-    let enc = |s: &str| s.replace(':', "%3A");
-    let mut path = row.path(flavour).to_string();
-    for param in row.params() {
-        let id = match param {
-            "group_id" => ids.group.clone(),
-            "host_id" => enc(&ids.host),
-            "partition_name" => ids.partition.clone(),
-            "database_name" => ids.database.clone(),
-            "event_id" => ids.event.clone(),
-            "alert_config_id" => ids.config.clone(),
-            "alert_id" if row.scope() == Scope::Global => ids.global_alert.clone(),
-            "alert_id" => ids.alert.clone(),
-            "entry_id" => ids.entry.clone(),
-            "cluster" => ids.cluster.clone(),
-            other => panic!("{op:?}: no identifier for {{{other}}} in tests/it/flavours.rs"),
-        };
-        path = path.replace(&format!("{{{param}}}"), &id);
+impl Ids {
+    /// The identifiers by the names the table of calls gives them (`{group}`, `{host}`, ...).
+    fn by_name(&self) -> [(&'static str, String); 10] {
+        [
+            ("group", self.group.clone()),
+            ("host", self.host.clone()),
+            ("partition", self.partition.clone()),
+            ("database", self.database.clone()),
+            ("event", self.event.clone()),
+            ("alert_config", self.config.clone()),
+            ("alert", self.alert.clone()),
+            ("global_alert", self.global_alert.clone()),
+            ("entry", self.entry.clone()),
+            ("cluster", self.cluster.clone()),
+        ]
     }
-    // Ops Manager and Cloud Manager document 201 for a PATCH, Atlas's specification 200.
-    let status = match (row.answer, row.method.as_str()) {
-        (Answer::Nothing, _) => 204,
-        (_, "PATCH") if flavour != Flavour::Atlas => 201,
-        _ => 200,
-    };
-    (
-        row.method.to_string(),
-        format!("{}{path}", flavour.api_path()),
-        status,
-    )
 }
 
 /// Runs every operation of the table (`Operation::ALL`) with `c` against `sim`, in the
@@ -433,8 +235,21 @@ async fn every_operation(sim: &Simulator, c: &Client, scheme: &str) -> Vec<Strin
     let mut results = Vec::new();
     for op in Operation::ALL {
         sim.clear_requests();
-        let got = call(c, op, &ids).await;
-        if !flavour.supports(op) {
+        let entry = Call::of(op, &ids);
+        // The flavours the table of calls names are those the row gives the operation.
+        let named: Vec<Flavour> = entry.sent.iter().map(|(f, _)| *f).collect();
+        let has: Vec<Flavour> = Flavour::ALL
+            .into_iter()
+            .filter(|f| f.supports(op))
+            .collect();
+        assert_eq!(
+            named, has,
+            "{op:?}: the flavours of tests/fixtures/calls.json"
+        );
+        let got = call(c, op, &entry, &ids).await;
+        let Some((_, [method, path, accept, status])) =
+            entry.sent.iter().find(|(f, _)| *f == flavour)
+        else {
             match got {
                 Err(Error::Unsupported {
                     operation,
@@ -444,31 +259,30 @@ async fn every_operation(sim: &Simulator, c: &Client, scheme: &str) -> Vec<Strin
             }
             assert!(sim.requests().is_empty(), "{flavour} {op:?}");
             continue;
-        }
+        };
         let got = got.unwrap_or_else(|e| panic!("{flavour} {op:?}: {e}"));
         let sent = api_requests(sim);
         assert_eq!(sent.len(), 1, "{flavour} {op:?}: {sent:?}");
         let r = &sent[0];
-        let (method, path, status) = want(flavour, op, &ids);
-        assert_eq!(
-            (r.method.as_str(), r.path.as_str(), r.status),
-            (method.as_str(), path.as_str(), status),
-            "{flavour} {op:?}"
-        );
-        // Atlas: the operation's version of the flavour table (which the specification
-        // check holds to the specification's; acknowledging is newer than reading).
-        let accept = match flavour.version(op) {
-            Some(v) => format!("application/vnd.atlas.{v}+json"),
-            None => "application/json".to_string(),
+        let sent_path = match &r.query {
+            Some(q) => format!("{}?{q}", r.path),
+            None => r.path.clone(),
         };
         assert_eq!(
-            r.accept.as_deref(),
-            Some(accept.as_str()),
+            (
+                r.method.as_str(),
+                sent_path.as_str(),
+                r.accept.as_deref().unwrap_or(""),
+                r.status.to_string().as_str()
+            ),
+            (
+                method.as_str(),
+                path.as_str(),
+                accept.as_str(),
+                status.as_str()
+            ),
             "{flavour} {op:?}"
         );
-        if (flavour, op) == (Flavour::Atlas, Operation::AlertsAcknowledge) {
-            assert_eq!(accept, "application/vnd.atlas.2024-05-30+json");
-        }
         assert_eq!(r.auth.as_deref(), Some(scheme), "{flavour} {op:?}");
         if Flavour::ALL.iter().all(|f| f.supports(op)) {
             // The host's own id differs between flavours (hex, or hostname:port): not compared.
@@ -476,6 +290,18 @@ async fn every_operation(sim: &Simulator, c: &Client, scheme: &str) -> Vec<Strin
         }
     }
     results
+}
+
+#[test]
+fn the_table_of_calls_has_no_call_of_no_operation() {
+    let calls: serde_json::Value = serde_json::from_str(CALLS).unwrap();
+    let names: Vec<&str> = Operation::ALL.iter().map(|op| op.name()).collect();
+    for name in calls["calls"].as_object().unwrap().keys() {
+        assert!(
+            names.contains(&name.as_str()),
+            "{name}: no row of that name"
+        );
+    }
 }
 
 #[tokio::test]

@@ -1,5 +1,8 @@
 """The fault matrix's operations (tests/python/test_fault_matrix.py): each one's request, call
-and check of its result against the seeded world."""
+and check of its result against the seeded world. An operation of the flavour table is called
+as the table of calls says (tests/fixtures/calls.json, ``_calls.py``), its request is the
+table's Ops Manager request; ``OPS`` names those whose check is not the default (a GET of one
+object: the object the server sent) and the public methods built on the operations."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+import _calls as calls
 import polars as pl
 import pytest
 from _truth import LONG, PAGE1, frame_rows
@@ -67,21 +71,22 @@ class Ids:
     context: Any = None  # (alert, host, query, long rows, why's requests) of alerts.context's
 
 
-# Which identifier of a cell fills each placeholder of a row's path (`Op.ids` for another).
+# Which identifier of a cell fills each name of the table of calls (`Op.ids` for another).
 PARAMS = {
-    "group_id": "g", "host_id": "h", "partition_name": "p", "database_name": "d",
-    "event_id": "e", "alert_config_id": "c", "alert_id": "a", "cluster": "cl", "entry_id": "x",
+    "group": "g", "host": "h", "partition": "p", "database": "d", "event": "e",
+    "alert_config": "c", "alert": "a", "global_alert": "a", "cluster": "cl", "entry": "x",
 }  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Op:
-    operation: str  # the row of the flavour table whose request the fault is aimed at
-    call: Callable[[Any, Ids], Any]
+    operation: str  # the operation whose request the fault is aimed at (the table of calls')
+    call: Optional[Callable[[Any, Ids], Any]]  # None: the table of calls' call
     check: Callable[[Any, Ids], None]
     pages: Callable[[Ids], int] = lambda ids: 1
     iterates: bool = False  # the call returns an iterator to drain (sync) or async-drain
-    query: Any = None  # the first request's query string (or a function of the Ids)
+    # The first request's query string (or a function of the Ids); ...: the table of calls'.
+    query: Any = ...
     many: bool = False  # one result per id, a failure returned in its place (one id here)
     body: Optional[Callable[[dict, Ids], None]] = None  # checks a PATCH's JSON body
     # Requests the call sends besides its own, each once and answered 200 before its own
@@ -94,25 +99,38 @@ class Op:
     # The client's time budget for one request where no fault is a stall or a drip: the
     # budget a fault ends, not a measure of speed.
     timeout: float = TIMEOUT
-    # A placeholder filled otherwise than by PARAMS: its value from the cell's identifiers.
+    # A name filled otherwise than by PARAMS: its value from the cell's identifiers.
     ids: dict[str, Callable[[Ids], str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.query is ...:
+            object.__setattr__(self, "query", calls.sent(self.operation, "ops-manager", {}).query)
 
     @property
     def method(self) -> str:
-        return OPERATION_TABLE[self.operation]["method"]
+        return calls.method(self.operation)
+
+    def values(self, ids: Ids) -> dict[str, str]:
+        """The cell's identifiers by the names of the table of calls."""
+        return {
+            p: self.ids[p](ids) if p in self.ids else getattr(ids, a) for p, a in PARAMS.items()
+        }
 
     def path(self, ids: Ids) -> str:
-        """The operation's request path: its row's template with the cell's identifiers."""
-        values = {
-            p: self.ids[p](ids) if p in self.ids else getattr(ids, PARAMS[p])
-            for p in OPERATION_TABLE[self.operation]["params"]
-        }
-        return row_path(self.operation, **values)
+        """The operation's request path: the table of calls' (Ops Manager's), with the cell's
+        identifiers."""
+        return calls.sent(self.operation, "ops-manager", self.values(ids)).path
+
+    def run(self, client: Any, ids: Ids) -> Any:
+        """The call: its own, or the table of calls'."""
+        if self.call is None:
+            return calls.call(client, self.operation, self.values(ids))
+        return self.call(client, ids)
 
 
-def row_path(operation: str, **ids: str) -> str:
-    """The path of ``operation``'s request: its row's template (Ops Manager's) with ``ids``."""
-    return API + OPERATION_TABLE[operation]["path"].format(**ids)
+def path_of(operation: str, **ids: str) -> str:
+    """The path of ``operation``'s request (Ops Manager's, the table of calls') with ``ids``."""
+    return calls.sent(operation, "ops-manager", ids).path
 
 
 WINDOW = {"granularity": "PT1H", "period": "P1D"}
@@ -216,11 +234,6 @@ OPS: dict[str, Op] = {
         pages=lambda i: math.ceil(len(i.alert_ids) / 500),
         iterates=True,
     ),
-    "global_alerts.get": Op(
-        "global_alerts.get",
-        lambda c, i: c.global_alerts.get(i.a),
-        _as_served("global_alerts.get"),
-    ),
     "global_alerts.acknowledge": Op(
         "global_alerts.acknowledge",
         lambda c, i: c.global_alerts.acknowledge(i.a, duration="PT4H", comment=i.comment),
@@ -270,7 +283,7 @@ OPS: dict[str, Op] = {
         "alerts.get",
         lambda c, i: c.alerts.get(i.g, i.pa),
         _as_served("alerts.get"),
-        ids={"alert_id": lambda i: i.pa},
+        ids={"alert": lambda i: i.pa},
     ),
     "alerts.acknowledge": Op(
         "alerts.acknowledge",
@@ -307,21 +320,16 @@ OPS: dict[str, Op] = {
         lambda ctx, i: frame_rows(ctx.frame) == i.context[3] or pytest.fail("context frame"),
         query=lambda i: i.context[2],
         also=lambda i: [
-            (row_path("hosts.get", group_id=i.g, host_id=i.context[1]), None),
-            (row_path("alert_configs.list", group_id=i.g), PAGE1),
+            (path_of("hosts.get", group=i.g, host=i.context[1]), None),
+            (path_of("alert_configs.list", group=i.g), PAGE1),
         ],
         beside=lambda i: i.context[4],
         # Its slow query logs are up to 20 000 lines the simulator writes for the window:
         # 0.2 s in the release build, 1.5 s in a debug one, more on a loaded machine.
         timeout=10.0,
-        ids={"host_id": lambda i: i.context[1]},
+        ids={"host": lambda i: i.context[1]},
     ),
     "groups.list": _listing("groups.list", lambda c, i: c.groups.list(), "project_ids"),
-    "groups.get": Op(
-        "groups.get",
-        lambda c, i: c.groups.get(i.g),
-        _as_served("groups.get"),
-    ),
     "alert_configs.list": _listing(
         "alert_configs.list",
         lambda c, i: c.alert_configs.list(i.g),
@@ -337,16 +345,6 @@ OPS: dict[str, Op] = {
         "clusters.list",
         lambda c, i: c.clusters.list_all(groups=[i.g]),
         "cluster_ids",
-    ),
-    "clusters.get": Op(
-        "clusters.get",
-        lambda c, i: c.clusters.get(i.g, i.cl),
-        _as_served("clusters.get"),
-    ),
-    "hosts.get": Op(
-        "hosts.get",
-        lambda c, i: c.hosts.get(i.g, i.h),
-        _as_served("hosts.get"),
     ),
     "hosts.list": _listing("hosts.list", lambda c, i: c.hosts.list(i.g), "host_ids"),
     "hosts.partitions": Op(
@@ -392,11 +390,6 @@ OPS: dict[str, Op] = {
         query=f"{WINDOW_QUERY}&m=CONNECTIONS",
     ),
     "events.list": _listing("events.list", lambda c, i: c.events.list(i.g), "event_ids"),
-    "events.get": Op(
-        "events.get",
-        lambda c, i: c.events.get(i.g, i.e),
-        _as_served("events.get"),
-    ),
     "performance_advisor.namespaces": Op(
         "performance_advisor.namespaces",
         lambda c, i: c.performance_advisor.namespaces(i.g, i.h),
@@ -405,14 +398,13 @@ OPS: dict[str, Op] = {
             or pytest.fail(f"namespaces {r}")
         ),
     ),
-    "performance_advisor.slow_query_logs": Op(
-        "performance_advisor.slow_query_logs",
-        lambda c, i: c.performance_advisor.slow_query_logs(i.g, i.h),
-        _as_served("performance_advisor.slow_query_logs"),
-    ),
-    "performance_advisor.suggested_indexes": Op(
-        "performance_advisor.suggested_indexes",
-        lambda c, i: c.performance_advisor.suggested_indexes(i.g, i.h),
-        _as_served("performance_advisor.suggested_indexes"),
-    ),
 }
+
+# Every other operation of the table of calls is a GET of one object, called as the table
+# says, its result the object the server sent.
+for _name in calls.CALLS:
+    if _name not in OPS:
+        assert OPERATION_TABLE[_name]["answer"] == "one" and calls.method(_name) == GET, (
+            f"{_name}: a listing or a write needs its Op in OPS (its check)"
+        )
+        OPS[_name] = Op(_name, None, _as_served(_name))

@@ -257,17 +257,19 @@ def test_a_wrong_request_to_an_atlas_simulator_fails_the_check(tmp_path, monkeyp
 
 def test_the_flavour_tables_atlas_rows_are_the_specifications():
     """Each operation Atlas has, by the flavour table (``OPERATION_TABLE``), is one of the
-    extract's (found by its ``operationId``: ``extract.py``'s allowlist), with the same method,
-    the same path (the same literal segments, a placeholder where the specification has one),
-    versions the specification serves with their sunset dates, and query parameters it
-    documents; and the extract holds no operation the table lacks."""
+    extract's (found by its row's ``operationId``: ``extract.py``'s allowlist, in the table's
+    order), with the same method, the same path (the same literal segments, a placeholder where
+    the specification has one), versions the specification serves with their sunset dates, and
+    query parameters it documents; and the extract holds no operation the table lacks."""
     from opsapi._native import OPERATION_TABLE
 
     doc = json.loads(SPEC_FILE.read_text(encoding="utf-8"))["operations"]
     atlas = {name: row for name, row in OPERATION_TABLE.items() if "atlas" in row["flavours"]}
     assert sorted(doc) == sorted(atlas), "the extract's allowlist is the table's Atlas rows"
+    assert list(doc) == list(atlas), "in the table's order (extract.py reads the table)"
     for name, row in atlas.items():
         op = doc[name]
+        assert op["operationId"] == row["atlas_operation_id"], name
         assert op["method"] == row["method"], name
         ours = ("/api/atlas/v2" + row["atlas_path"]).split("/")
         theirs = op["path"].split("/")

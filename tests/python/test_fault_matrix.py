@@ -61,7 +61,7 @@ from _fault_ops import (
     SHORT,
     TIMEOUT,
     Ids,
-    row_path,
+    path_of,
 )  # fmt: skip
 from _truth import PAGE1, served, served_rows
 
@@ -328,7 +328,7 @@ def _ids(sim: Simulator) -> Ids:
         databases=dbs,
     )
     # The clusters as the server lists them to a plain client (one page holds them all).
-    listed = served(sim, row_path("clusters.list", group_id=g).removeprefix(API), itemsPerPage=500)
+    listed = served(sim, path_of("clusters.list", group=g).removeprefix(API), itemsPerPage=500)
     assert listed["totalCount"] == len(listed["results"]) >= 1
     ids.cluster_ids = [x["id"] for x in listed["results"]]
     ids.cl = ids.cluster_ids[0]
@@ -664,7 +664,7 @@ def test_sync(op, fault, matrix):
         result, error = None, None
         started = time.perf_counter()
         try:
-            result = cell.op.call(client, cell.ids)
+            result = cell.op.run(client, cell.ids)
             if cell.op.iterates:
                 result = list(result)
         except Exception as e:
@@ -684,9 +684,9 @@ async def test_async(op, fault, matrix):
         started = time.perf_counter()
         try:
             if cell.op.iterates:
-                result = [a async for a in cell.op.call(client, cell.ids)]
+                result = [a async for a in cell.op.run(client, cell.ids)]
             else:
-                result = await cell.op.call(client, cell.ids)
+                result = await cell.op.run(client, cell.ids)
         except Exception as e:
             error = e
         elapsed = time.perf_counter() - started
@@ -715,7 +715,7 @@ async def test_a_retry_after_is_waited_out(kind, mode, matrix):
         cell.sim.clear_requests()
         path = cell.op.path(cell.ids)
         cell.sim.inject(429, retry_after=1, method=kind, path=path)
-        result = cell.op.call(client, cell.ids)
+        result = cell.op.run(client, cell.ids)
         if mode == "async":
             result = await result
         cell.op.check(result, cell.ids)

@@ -2,8 +2,9 @@
 async, against the simulator serving that flavour, with the exact request that went out (path,
 query, the ``Accept`` header's version, Digest or Bearer) and the same result from the same
 world; what a flavour lacks refused before any request. Every operation of the flavour table
-(``opsapi._native.OPERATIONS``, Rust's ``Operation::ALL``) has its call here. The clients of
-each flavour (``Client.atlas``, ``flavour=``, ``from_env``, profiles, tokens) are in
+(``opsapi._native.OPERATIONS``, Rust's ``Operation::ALL``) has its call, and each flavour's
+exact request for it, in the table of calls (tests/fixtures/calls.json, ``_calls.py``). The
+clients of each flavour (``Client.atlas``, ``flavour=``, ``from_env``, profiles, tokens) are in
 test_flavours_clients.py, the same frames and findings through each flavour in
 test_flavours_world.py; the simulators (``sims``, ``clients``) are conftest.py's."""
 
@@ -13,15 +14,13 @@ import asyncio
 import collections
 from typing import Any, Callable
 
+import _calls as calls
 import pytest
 from conftest import FIXED_NOW, api_requests
 
 import opsapi
 from opsapi._native import ATLAS_VERSIONS, OPERATION_TABLE, OPERATIONS
 from opsapi.testing import Simulator
-
-PAGE1 = "pageNum=1&itemsPerPage=500"
-WINDOW = "granularity=PT1H&period=P1D"
 
 
 class Ids:
@@ -72,21 +71,16 @@ class Ids:
         ]
         self.global_alerts = [a["id"] for a in w["alerts"] if a["status"] == "OPEN"]
         self.x = [x["id"] for x in w["access_list"]]
-        self.atlas = atlas
-        self.api = "/api/atlas/v2" if atlas else "/api/public/v1.0"
 
-    def path(self, op: str, n: int = 0) -> str:
-        """The path of operation ``op`` on this flavour: its row's template with this world's
-        identifiers; ``alert_id`` and ``entry_id`` are the ``n``-th project alert (a global
-        one for ``global_alerts.*``) and access-list entry."""
-        row = OPERATION_TABLE[op]
-        alert = self.global_alerts[n] if op.startswith("global_alerts.") else self.project_alerts[n]
-        ids = {
-            "group_id": self.g, "host_id": self.h.replace(":", "%3A"), "partition_name": self.p,
-            "database_name": self.d, "event_id": self.e, "alert_config_id": self.c,
-            "alert_id": alert, "entry_id": self.x[n], "cluster": self.k,
+    def by_name(self, n: int = 0) -> dict[str, str]:
+        """The identifiers by the names the table of calls gives them; ``alert``,
+        ``global_alert`` and ``entry`` are the ``n``-th project alert, open global alert and
+        access-list entry (a write's sync call takes one, its async call another)."""
+        return {
+            "group": self.g, "host": self.h, "partition": self.p, "database": self.d,
+            "event": self.e, "alert_config": self.c, "alert": self.project_alerts[n],
+            "global_alert": self.global_alerts[n], "entry": self.x[n], "cluster": self.k,
         }  # fmt: skip
-        return self.api + (row["atlas_path"] if self.atlas else row["path"]).format(**ids)
 
 
 # What the simulator's world holds that Atlas does not have, and so does not serve: standalone
@@ -135,6 +129,14 @@ def as_atlas(op: str, result: Any, standalones: set[str]) -> Any:
         # (name, type, shard_name): a shard's replica set has a shard name, the config
         # servers' their own type.
         return [x for x in result if x[2] is None and x[1] != "config_servers"]
+    if isinstance(result, dict) and "metricName" in result.get("metricThreshold", {}):
+        # An object as served (an alert configuration): its metric in Atlas's words.
+        metric = result["metricThreshold"]["metricName"]
+        threshold = {
+            **result["metricThreshold"],
+            "metricName": ATLAS_ALERT_METRICS.get(metric, metric),
+        }
+        return {**result, "metricThreshold": threshold}
     return result
 
 
@@ -146,146 +148,53 @@ def _frame(m: Any) -> list[dict[str, Any]]:
     return m.to_polars().drop("host_id").to_dicts()
 
 
-# Every operation each flavour has: its call (sync or async: the same expression), the query
-# it sends (its path is its row's), and what of its result the flavours must agree on.
-READS: dict[str, tuple[Callable[..., Any], Any, Callable[[Any], Any]]] = {
-    "groups.list": (lambda c, i: c.groups.list(), PAGE1, lambda r: [g.id for g in r]),
-    "groups.get": (lambda c, i: c.groups.get(i.g), None, lambda r: r.name),
-    "hosts.list": (lambda c, i: c.hosts.list(i.g), PAGE1, _hosts),
-    "hosts.get": (
-        lambda c, i: c.hosts.get(i.g, i.h),
-        None,
-        lambda r: _hosts([r]),
-    ),
-    "hosts.partitions": (
-        lambda c, i: c.hosts.partitions(i.g, i.h),
-        PAGE1,
-        list,
-    ),
-    "hosts.databases": (
-        lambda c, i: c.hosts.databases(i.g, i.h),
-        PAGE1,
-        list,
-    ),
-    "measurements.host": (
-        lambda c, i: c.measurements.host(
-            i.g, i.h, granularity="PT1H", period="P1D", metrics=["CONNECTIONS"]
-        ),
-        WINDOW + "&m=CONNECTIONS",
-        _frame,
-    ),
-    "measurements.disk": (
-        lambda c, i: c.measurements.disk(i.g, i.h, i.p, granularity="PT1H", period="P1D"),
-        WINDOW,
-        _frame,
-    ),
-    "measurements.database": (
-        lambda c, i: c.measurements.database(i.g, i.h, i.d, granularity="PT1H", period="P1D"),
-        WINDOW,
-        _frame,
-    ),
-    "events.list": (
-        lambda c, i: c.events.list(i.g),
-        PAGE1,
-        lambda r: [e.id for e in r if e.event_type_name not in OWN_EVENTS],
-    ),
-    "events.get": (
-        lambda c, i: c.events.get(i.g, i.e),
-        None,
-        lambda r: {k: v for k, v in r.to_dict().items() if k != "links"},  # the servers' URLs
-    ),
-    "alerts.list": (
-        lambda c, i: c.alerts.list(i.g),
-        PAGE1,
-        lambda r: [
-            (a.hostname_and_port, a.id, a.status, a.metric_name, a.event_type_name) for a in r
-        ],
-    ),
-    "alerts.get": (
-        lambda c, i: c.alerts.get(i.g, i.a),
-        None,
-        lambda r: (r.id, r.event_type_name, r.created),
-    ),
-    "alert_configs.list": (
-        lambda c, i: c.alert_configs.list(i.g),
-        PAGE1,
-        lambda r: [
-            (x.id, (x.metric_threshold or {}).get("metricName"), x.event_type_name) for x in r
-        ],  # fmt: skip
-    ),
-    "alert_configs.open_alerts": (
-        lambda c, i: c.alert_configs.open_alerts(i.g, i.c),
-        PAGE1,
-        lambda r: [(a.hostname_and_port, a.id) for a in r],
-    ),
-    "clusters.list": (
-        lambda c, i: c.clusters.list(i.g),
-        PAGE1,
-        lambda r: [(x.name, x.type, x.shard_name) for x in r],
-    ),
-    "clusters.get": (
-        lambda c, i: c.clusters.get(i.g, i.k),
-        None,
-        lambda r: (r.name, r.type, r.replica_set_name),
-    ),
-    "performance_advisor.namespaces": (
-        lambda c, i: c.performance_advisor.namespaces(i.g, i.h),
-        None,
-        lambda r: [n.namespace for n in r],
-    ),
-    "performance_advisor.slow_query_logs": (
-        lambda c, i: c.performance_advisor.slow_query_logs(i.g, i.h, n_logs=20),
-        "nLogs=20",
-        lambda r: [(q.namespace, q.line) for q in r.slow_queries],
-    ),
-    "performance_advisor.suggested_indexes": (
-        lambda c, i: c.performance_advisor.suggested_indexes(i.g, i.h),
-        None,
-        lambda r: [(x.namespace, x.index, x.impact) for x in r.indexes],
-    ),
-    # Ops Manager's alone.
-    "global_alerts.list": (
-        lambda c, i: c.global_alerts.list(),
-        PAGE1,
-        lambda r: [a.id for a in r],
-    ),
-    "global_alerts.get": (
-        lambda c, i: c.global_alerts.get(i.global_alerts[0]),
-        None,
-        lambda r: (r.id, r.status),
-    ),
-    "access_list.list": (
-        lambda c, i: c.access_list.list(),
-        PAGE1,
-        lambda r: [x.id for x in r],
-    ),
+def _as_served(r: Any) -> Any:
+    """What the flavours agree on by default: the result as the server sent it, but its links
+    (the servers' URLs)."""
+    if isinstance(r, list):
+        return [_as_served(x) for x in r]
+    return {k: v for k, v in r.to_dict().items() if k != "links"}
+
+
+# What of an operation's result the flavours must agree on, where it is not the result as
+# served (``_as_served``): its call and its exact requests are the table of calls'
+# (tests/fixtures/calls.json).
+SUMMARIES: dict[str, Callable[[Any], Any]] = {
+    "groups.list": lambda r: [g.id for g in r],
+    "groups.get": lambda r: r.name,
+    "hosts.list": _hosts,
+    "hosts.get": lambda r: _hosts([r]),
+    "hosts.partitions": list,
+    "hosts.databases": list,
+    "measurements.host": _frame,
+    "measurements.disk": _frame,
+    "measurements.database": _frame,
+    "events.list": lambda r: [e.id for e in r if e.event_type_name not in OWN_EVENTS],
+    "alerts.list": lambda r: [
+        (a.hostname_and_port, a.id, a.status, a.metric_name, a.event_type_name) for a in r
+    ],
+    "alerts.get": lambda r: (r.id, r.event_type_name, r.created),
+    "alert_configs.list": lambda r: [
+        (x.id, (x.metric_threshold or {}).get("metricName"), x.event_type_name) for x in r
+    ],  # fmt: skip
+    "alert_configs.open_alerts": lambda r: [(a.hostname_and_port, a.id) for a in r],
+    "clusters.list": lambda r: [(x.name, x.type, x.shard_name) for x in r],
+    "clusters.get": lambda r: (r.name, r.type, r.replica_set_name),
+    "performance_advisor.namespaces": lambda r: [n.namespace for n in r],
+    "performance_advisor.slow_query_logs": lambda r: [
+        (q.namespace, q.line) for q in r.slow_queries
+    ],
+    "performance_advisor.suggested_indexes": lambda r: [
+        (x.namespace, x.index, x.impact) for x in r.indexes
+    ],
+    "global_alerts.list": lambda r: [a.id for a in r],
+    "global_alerts.get": lambda r: (r.id, r.status),
+    "access_list.list": lambda r: [x.id for x in r],
 }
 
-# Every operation that writes, on a simulator of each flavour of its own: its call (the
-# ``n``-th of its kind: the sync call writes to one, the async one to another) and the status
-# Ops Manager answers (its method and path are its row's).
-WRITES: dict[str, tuple[Callable[..., Any], int]] = {
-    "alerts.acknowledge": (
-        lambda c, i, n: c.alerts.acknowledge(i.g, i.project_alerts[n], duration="4h"),
-        201,
-    ),
-    "global_alerts.acknowledge": (
-        lambda c, i, n: c.global_alerts.acknowledge(i.global_alerts[n], duration="4h"),
-        201,
-    ),
-    "access_list.delete": (
-        lambda c, i, n: c.access_list.delete(i.x[n]),
-        204,
-    ),
-}
-
-
-def _accept(flavour: str, op: str) -> str:
-    """Atlas: the operation's version of the flavour table (the specification check holds
-    it to the specification's)."""
-    if flavour != "atlas":
-        return "application/json"
-    return f"application/vnd.atlas.{ATLAS_VERSIONS[op]}+json"
+# The operations that read, and those that write (each flavour on a simulator of its own).
+READS = sorted(name for name in calls.CALLS if calls.method(name) == "GET")
+WRITES = sorted(name for name in calls.CALLS if calls.method(name) != "GET")
 
 
 def test_atlas_versions_are_the_tables():
@@ -297,11 +206,15 @@ def test_atlas_versions_are_the_tables():
 
 
 def test_every_operation_of_the_table_is_called_here():
-    """A new operation of src/flavour.rs's table fails here until it has its call."""
+    """A new operation of the flavour table (src/flavour/operations.rs) fails here until the
+    table of calls has its call, with the requests of the flavours its row gives it."""
     assert len(OPERATIONS) >= 21
-    missing = set(OPERATIONS) - set(READS) - set(WRITES)
-    assert not missing, f"operations of the flavour table without a call here: {sorted(missing)}"
-    assert not (set(READS) | set(WRITES)) - set(OPERATIONS), "calls of no operation"
+    missing = set(OPERATIONS) - set(calls.CALLS)
+    assert not missing, f"operations without a call in {calls.FILE.name}: {sorted(missing)}"
+    assert not set(calls.CALLS) - set(OPERATIONS), "calls of no operation"
+    for name, flavours in OPERATIONS.items():
+        assert calls.flavours(name) == flavours, name
+        assert calls.method(name) == OPERATION_TABLE[name]["method"], name
 
 
 def _in_the_rows_words(op: str, query: Any) -> None:
@@ -311,13 +224,13 @@ def _in_the_rows_words(op: str, query: Any) -> None:
     assert names <= allowed, (op, names - allowed)
 
 
-async def _unsupported(sim: Simulator, op: str, clients: Any, call: Any, *args: Any) -> None:
-    """``call(client, *args)`` raises UnsupportedError before any request, with each of
+async def _unsupported(sim: Simulator, op: str, clients: Any, ids: dict[str, str]) -> None:
+    """Operation ``op``'s call raises UnsupportedError before any request, with each of
     ``clients`` (sync, then async)."""
     sim.clear_requests()
     for client in clients:
         with pytest.raises(opsapi.UnsupportedError) as e:
-            got = call(client, *args)
+            got = calls.call(client, op, ids)
             if asyncio.iscoroutine(got) or hasattr(got, "__await__"):
                 await got
         assert (e.value.operation, e.value.flavour) == (op, sim.flavour)
@@ -333,28 +246,31 @@ def _exported(op: str, result: Any) -> None:
         assert getattr(opsapi, cls.__name__, None) is cls, f"{op}: opsapi.{cls.__name__}"
 
 
-@pytest.mark.parametrize("op", sorted(READS))
+def _sent(sim: Simulator) -> list[tuple[Any, ...]]:
+    return [
+        (r["method"], r["path"], r["query"], r["accept"], r["status"], r["auth"])
+        for r in api_requests(sim)
+    ]
+
+
+@pytest.mark.parametrize("op", READS)
 async def test_each_flavour_sends_its_request_sync_and_async(sims, clients, op):
-    call, query, summary = READS[op]
-    _in_the_rows_words(op, query)
+    summary = SUMMARIES.get(op, _as_served)
     results = {}
     for flavour, sim in sims.items():
         ids = Ids(sim)
         if flavour not in OPERATIONS[op]:
-            await _unsupported(sim, op, clients[flavour], call, ids)
+            await _unsupported(sim, op, clients[flavour], ids.by_name())
             continue
         scheme = "Bearer" if flavour == "atlas" else "Digest"
+        want = calls.sent(op, flavour, ids.by_name())
+        _in_the_rows_words(op, want.query)
         for client in clients[flavour]:
             sim.clear_requests()
-            got = call(client, ids)
+            got = calls.call(client, op, ids.by_name())
             if asyncio.iscoroutine(got) or hasattr(got, "__await__"):
                 got = await got
-            sent = [
-                (r["method"], r["path"], r["query"], r["accept"], r["auth"])
-                for r in api_requests(sim)
-            ]
-            want = ("GET", ids.path(op), query, _accept(flavour, op), scheme)
-            assert sent == [want], (flavour, client)
+            assert _sent(sim) == [(*want, scheme)], (flavour, client)
             _exported(op, got)
             results.setdefault(flavour, []).append(summary(got))
     assert list(results) == list(OPERATIONS[op])  # the flavours that have it, each called
@@ -368,33 +284,27 @@ async def test_each_flavour_sends_its_request_sync_and_async(sims, clients, op):
         assert results["atlas"] == [as_atlas(op, r, standalones) for r in first]
 
 
-@pytest.mark.parametrize("op", sorted(WRITES))
+@pytest.mark.parametrize("op", WRITES)
 async def test_each_flavour_writes_sync_and_async(op):
     """On a simulator of its own per flavour: the request of each flavour that has the
-    operation, answered with success; the others refuse it before any request."""
-    call, status = WRITES[op]
-    method = OPERATION_TABLE[op]["method"]
+    operation, answered with success (Ops Manager and Cloud Manager document 201 for a PATCH,
+    Atlas's specification 200: the table of calls says each); the others refuse it before any
+    request."""
     for flavour in ("ops-manager", "cloud-manager", "atlas"):
         with Simulator(now=FIXED_NOW, flavour=flavour) as sim:
             ids = Ids(sim)
             both = [sim.client(max_retries=0), sim.async_client(max_retries=0)]
             if flavour not in OPERATIONS[op]:
-                await _unsupported(sim, op, both, call, ids, 0)
+                await _unsupported(sim, op, both, ids.by_name())
                 continue
             scheme = "Bearer" if flavour == "atlas" else "Digest"
             for n, client in enumerate(both):
                 sim.clear_requests()
-                got = call(client, ids, n)
+                got = calls.call(client, op, ids.by_name(n))
                 if n:
                     await got
-                sent = [
-                    (r["method"], r["path"], r["status"], r["accept"], r["auth"])
-                    for r in api_requests(sim)
-                ]
-                # Ops Manager and Cloud Manager document 201 for a PATCH, Atlas's specification 200.
-                answered = 200 if (flavour, method) == ("atlas", "PATCH") else status
-                want = (method, ids.path(op, n), answered, _accept(flavour, op), scheme)
-                assert sent == [want], (flavour, client)
+                want = calls.sent(op, flavour, ids.by_name(n))
+                assert _sent(sim) == [(*want, scheme)], (flavour, client)
 
 
 LACKING = [

@@ -6,9 +6,10 @@ reference documents; in the stub, for both classes; a row of the README's operat
 with its Rust call. The other way round, every method of the clients' resource objects is an
 operation of the table or built on some (an operation forgotten in ``Operation::ALL`` fails
 there). Its request on each
-flavour that has it, and its refusal before any request on the others, are
-tests/python/test_flavours.py's (``test_every_operation_of_the_table_is_called_here``) and
-tests/it/flavours.rs's."""
+flavour that has it, and its refusal before any request on the others, are the table of calls'
+(tests/fixtures/calls.json), which tests/python/test_flavours.py
+(``test_every_operation_of_the_table_is_called_here``), tests/it/flavours.rs and the fault
+matrix run."""
 
 from __future__ import annotations
 

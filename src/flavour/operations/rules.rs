@@ -2,8 +2,9 @@
 //! at compile time that names it (`evaluation panicked: hosts.get`) at the rule's line, so that
 //! no test has to run to find a mistyped template. The rules: names are `resource.method` and
 //! unique; a template starts with `/`, each placeholder is a whole segment named in
-//! snake_case, and Atlas's template has the same placeholders in the same order; no two rows
-//! have the same method and path.
+//! snake_case, and Atlas's template has the same placeholders in the same order; a row Atlas
+//! has (it has versions) names its `operationId` in Atlas's specification, and only such a row;
+//! no two rows have the same method and path.
 
 use super::{METHODS, ROWS};
 
@@ -37,6 +38,11 @@ const fn check_rows() {
             same_params(row.ops_manager_path.as_bytes(), row.atlas_path.as_bytes()),
             name,
             "Atlas's template has Ops Manager's placeholders, in their order"
+        );
+        rule!(
+            row.atlas_versions.is_empty() == row.atlas_operation_id.is_none(),
+            name,
+            "a row Atlas has names its operationId, and only such a row"
         );
         let mut j = 0;
         while j < i {

@@ -2,6 +2,14 @@
 
 use super::*;
 
+/// The operations this file's handlers serve (`super::HANDLERS`).
+pub(super) const SERVES: &[Serve] = &[
+    (Operation::AccessListList, |c, _, _| c.access_list()),
+    (Operation::AccessListDelete, |c, p, _| {
+        c.delete_access_list_entry(p.get("entry_id"))
+    }),
+];
+
 impl Ctx<'_> {
     /// `DELETE /admin/accessList/{entry_id}`: 204, or 404 `ACCESS_LIST_NOT_FOUND`.
     pub(crate) fn delete_access_list_entry(&self, id: &str) -> Reply {

@@ -2,6 +2,11 @@
 
 use super::*;
 
+/// The operations this file's handlers serve (`super::HANDLERS`).
+pub(super) const SERVES: &[Serve] = &[(Operation::AlertConfigsList, |c, p, _| {
+    c.alert_configs(p.group())
+})];
+
 impl Ctx<'_> {
     /// `GET /groups/{group_id}/alertConfigs` (Atlas: none of Ops Manager's agent alerts).
     pub(crate) fn alert_configs(&self, g: &str) -> Reply {

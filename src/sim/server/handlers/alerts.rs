@@ -5,6 +5,20 @@
 use super::global_alerts::{apply_ack, parse_ack};
 use super::*;
 
+/// The operations this file's handlers serve (`super::HANDLERS`).
+pub(super) const SERVES: &[Serve] = &[
+    (Operation::AlertsList, |c, p, _| c.project_alerts(p.group())),
+    (Operation::AlertsGet, |c, p, _| {
+        c.project_alert(p.group(), p.get("alert_id"))
+    }),
+    (Operation::AlertsAcknowledge, |c, p, body| {
+        c.acknowledge_project_alert(p.group(), p.get("alert_id"), body)
+    }),
+    (Operation::AlertConfigsOpenAlerts, |c, p, _| {
+        c.config_alerts(p.group(), p.get("alert_config_id"))
+    }),
+];
+
 /// `ALERT_NOT_FOUND` as the project routes word it.
 fn not_in_group(g: &str, a: &str) -> Reply {
     err(

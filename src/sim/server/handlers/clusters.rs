@@ -14,6 +14,14 @@
 use super::*;
 use crate::sim::{Cluster, ClusterPart};
 
+/// The operations this file's handlers serve (`super::HANDLERS`).
+pub(super) const SERVES: &[Serve] = &[
+    (Operation::ClustersList, |c, p, _| c.clusters(p.group())),
+    (Operation::ClustersGet, |c, p, _| {
+        c.cluster(p.group(), p.get("cluster"))
+    }),
+];
+
 impl Ctx<'_> {
     pub(crate) fn clusters(&self, g: &str) -> Reply {
         let w = self.world();

@@ -2,6 +2,14 @@
 
 use super::*;
 
+/// The operations this file's handlers serve (`super::HANDLERS`).
+pub(super) const SERVES: &[Serve] = &[
+    (Operation::EventsList, |c, p, _| c.events(p.group())),
+    (Operation::EventsGet, |c, p, _| {
+        c.event(p.group(), p.get("event_id"))
+    }),
+];
+
 /// The event types of the world that Atlas's specification has as a replica set's
 /// (`ReplicaSetEventTypeViewForNdsGroup`): they name their host by `hostname` and `port`, and
 /// have no `isGlobalAdmin`. Its host events (`HOST_UP`, `HOST_DOWN`) name none but by `port`.

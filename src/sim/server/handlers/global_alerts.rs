@@ -3,6 +3,19 @@
 
 use super::*;
 
+/// The operations this file's handlers serve (`super::HANDLERS`).
+pub(super) const SERVES: &[Serve] = &[
+    (Operation::GlobalAlertsList, |c, _, _| {
+        c.cached_alert_list(|| c.global_alerts())
+    }),
+    (Operation::GlobalAlertsGet, |c, p, _| {
+        c.global_alert(p.get("alert_id"))
+    }),
+    (Operation::GlobalAlertsAcknowledge, |c, p, body| {
+        c.acknowledge_global_alert(p.get("alert_id"), body)
+    }),
+];
+
 impl Ctx<'_> {
     pub(crate) fn alert_json(&self, a: &Alert, now: DateTime<Utc>, global: bool) -> Value {
         let mut m = Map::new();

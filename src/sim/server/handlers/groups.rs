@@ -2,6 +2,12 @@
 
 use super::*;
 
+/// The operations this file's handlers serve (`super::HANDLERS`).
+pub(super) const SERVES: &[Serve] = &[
+    (Operation::GroupsList, |c, _, _| c.groups()),
+    (Operation::GroupsGet, |c, p, _| c.group(p.group())),
+];
+
 impl Ctx<'_> {
     /// `GET /groups`: the projects the key can see.
     pub(crate) fn groups(&self) -> Reply {

@@ -2,6 +2,20 @@
 
 use super::*;
 
+/// The operations this file's handlers serve (`super::HANDLERS`).
+pub(super) const SERVES: &[Serve] = &[
+    (Operation::HostsList, |c, p, _| c.hosts(p.group())),
+    (Operation::HostsGet, |c, p, _| {
+        c.host(p.group(), p.get("host_id"))
+    }),
+    (Operation::HostsPartitions, |c, p, _| {
+        c.disks(p.group(), p.get("host_id"))
+    }),
+    (Operation::HostsDatabases, |c, p, _| {
+        c.databases(p.group(), p.get("host_id"))
+    }),
+];
+
 impl Ctx<'_> {
     /// `GET /groups/{group_id}/hosts` (Atlas: its processes, no standalone).
     pub(crate) fn hosts(&self, g: &str) -> Reply {

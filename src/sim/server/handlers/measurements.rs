@@ -4,6 +4,19 @@
 use super::*;
 use crate::flavour::Operation;
 
+/// The operations this file's handlers serve (`super::HANDLERS`).
+pub(super) const SERVES: &[Serve] = &[
+    (Operation::MeasurementsHost, |c, p, _| {
+        c.host_measurements(p.group(), p.get("host_id"))
+    }),
+    (Operation::MeasurementsDisk, |c, p, _| {
+        c.disk_measurements(p.group(), p.get("host_id"), p.get("partition_name"))
+    }),
+    (Operation::MeasurementsDatabase, |c, p, _| {
+        c.database_measurements(p.group(), p.get("host_id"), p.get("database_name"))
+    }),
+];
+
 impl Ctx<'_> {
     /// `GET /groups/{group_id}/hosts/{host_id}/measurements`.
     pub(crate) fn host_measurements(&self, g: &str, h: &str) -> Reply {

@@ -1,5 +1,7 @@
 //! The handler context (`Ctx`: paging, links, the world) and the dispatch of each route to the
-//! handler of its resource, one file per resource.
+//! handler of its operation. Each file serves one resource and names the operations its
+//! handlers serve (its `SERVES`); `HANDLERS` gathers them, and the crate does not compile
+//! unless every operation of the table has exactly one (the error names it).
 
 mod access_list;
 mod alert_configs;
@@ -14,6 +16,64 @@ mod performance_advisor;
 
 use super::*;
 use crate::flavour::{Operation, Row, Scope};
+
+/// What the simulator answers one operation's request: a function of the request's context,
+/// its path's identifiers and its body.
+pub(crate) type Handler = for<'a, 'p, 'b> fn(&Ctx<'a>, &'p Params, &'b [u8]) -> Reply;
+
+/// An operation and its handler, as a file of this folder names it (its `SERVES`).
+pub(crate) type Serve = (Operation, Handler);
+
+/// Each operation's handler, in the order of [`Operation::ALL`], from the files' `SERVES`.
+static HANDLERS: [Handler; Operation::ALL.len()] = by_operation(&[
+    access_list::SERVES,
+    alert_configs::SERVES,
+    alerts::SERVES,
+    clusters::SERVES,
+    events::SERVES,
+    global_alerts::SERVES,
+    groups::SERVES,
+    hosts::SERVES,
+    measurements::SERVES,
+    performance_advisor::SERVES,
+]);
+
+/// The handlers in the order of the operations. An operation served twice, or by none, is an
+/// error when the crate compiles, naming the operation (`evaluation panicked: hosts.get`) at
+/// the line of its rule.
+const fn by_operation(files: &[&[Serve]]) -> [Handler; Operation::ALL.len()] {
+    let mut handlers: [Handler; Operation::ALL.len()] = [unserved; Operation::ALL.len()];
+    let mut served = [false; Operation::ALL.len()];
+    let mut f = 0;
+    while f < files.len() {
+        let mut i = 0;
+        while i < files[f].len() {
+            let (op, handler) = files[f][i];
+            if served[op as usize] {
+                // Served twice: two files (or two lines of one) name it.
+                panic!("{}", op.row().name);
+            }
+            served[op as usize] = true;
+            handlers[op as usize] = handler;
+            i += 1;
+        }
+        f += 1;
+    }
+    let mut i = 0;
+    while i < served.len() {
+        if !served[i] {
+            // Served by none: its handler's file names it in its `SERVES`.
+            panic!("{}", Operation::ALL[i].row().name);
+        }
+        i += 1;
+    }
+    handlers
+}
+
+/// The place of a handler before its file's is put there; every place is filled (above).
+fn unserved(_: &Ctx<'_>, _: &Params, _: &[u8]) -> Reply {
+    unreachable!("every operation has its handler: checked when the crate compiles")
+}
 
 pub(crate) struct Ctx<'a> {
     pub(crate) shared: &'a Shared,
@@ -133,8 +193,7 @@ impl Ctx<'_> {
         self.shared.world_read()
     }
 
-    /// The handler of the operation: every operation of the table has its arm (a new one
-    /// does not compile without it), and nothing else is served.
+    /// The handler of the operation (`HANDLERS`), below a project once the project exists.
     pub(crate) fn dispatch(&self, op: Operation, p: &Params, body: &[u8]) -> Reply {
         // Any operation below a project needs an existing project first.
         if self.row.scope() == Scope::Project {
@@ -148,50 +207,7 @@ impl Ctx<'_> {
                 );
             }
         }
-        match op {
-            Operation::GroupsList => self.groups(),
-            Operation::GroupsGet => self.group(p.group()),
-            Operation::HostsList => self.hosts(p.group()),
-            Operation::HostsGet => self.host(p.group(), p.get("host_id")),
-            Operation::HostsPartitions => self.disks(p.group(), p.get("host_id")),
-            Operation::HostsDatabases => self.databases(p.group(), p.get("host_id")),
-            Operation::MeasurementsHost => self.host_measurements(p.group(), p.get("host_id")),
-            Operation::MeasurementsDisk => {
-                self.disk_measurements(p.group(), p.get("host_id"), p.get("partition_name"))
-            }
-            Operation::MeasurementsDatabase => {
-                self.database_measurements(p.group(), p.get("host_id"), p.get("database_name"))
-            }
-            Operation::AlertConfigsList => self.alert_configs(p.group()),
-            Operation::AlertConfigsOpenAlerts => {
-                self.config_alerts(p.group(), p.get("alert_config_id"))
-            }
-            Operation::AlertsList => self.project_alerts(p.group()),
-            Operation::AlertsGet => self.project_alert(p.group(), p.get("alert_id")),
-            Operation::AlertsAcknowledge => {
-                self.acknowledge_project_alert(p.group(), p.get("alert_id"), body)
-            }
-            Operation::EventsList => self.events(p.group()),
-            Operation::EventsGet => self.event(p.group(), p.get("event_id")),
-            Operation::ClustersList => self.clusters(p.group()),
-            Operation::ClustersGet => self.cluster(p.group(), p.get("cluster")),
-            Operation::GlobalAlertsList => self.cached_alert_list(|| self.global_alerts()),
-            Operation::GlobalAlertsGet => self.global_alert(p.get("alert_id")),
-            Operation::GlobalAlertsAcknowledge => {
-                self.acknowledge_global_alert(p.get("alert_id"), body)
-            }
-            Operation::AccessListList => self.access_list(),
-            Operation::AccessListDelete => self.delete_access_list_entry(p.get("entry_id")),
-            Operation::PerformanceAdvisorNamespaces => {
-                self.advisor_namespaces(p.group(), p.get("host_id"))
-            }
-            Operation::PerformanceAdvisorSlowQueryLogs => {
-                self.slow_query_logs(p.group(), p.get("host_id"))
-            }
-            Operation::PerformanceAdvisorSuggestedIndexes => {
-                self.suggested_indexes(p.group(), p.get("host_id"))
-            }
-        }
+        HANDLERS[op as usize](self, p, body)
     }
 
     /// The value of the query parameter `name`, one of the row's (or of paging, `pretty`,

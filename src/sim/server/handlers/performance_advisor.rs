@@ -20,6 +20,19 @@
 use super::*;
 use crate::sim::world::workload::{index_keys, log_line, patterns, slow_queries, Pattern};
 
+/// The operations this file's handlers serve (`super::HANDLERS`).
+pub(super) const SERVES: &[Serve] = &[
+    (Operation::PerformanceAdvisorNamespaces, |c, p, _| {
+        c.advisor_namespaces(p.group(), p.get("host_id"))
+    }),
+    (Operation::PerformanceAdvisorSlowQueryLogs, |c, p, _| {
+        c.slow_query_logs(p.group(), p.get("host_id"))
+    }),
+    (Operation::PerformanceAdvisorSuggestedIndexes, |c, p, _| {
+        c.suggested_indexes(p.group(), p.get("host_id"))
+    }),
+];
+
 /// Atlas's specification's earliest `since`: 2008-01-01 in milliseconds.
 const EARLIEST_SINCE_MS: i64 = 1_199_145_600_000;
 

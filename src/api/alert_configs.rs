@@ -23,6 +23,16 @@ pub fn list_request(group_id: &str) -> Result<Request> {
     Operation::AlertConfigsList.request(&[group_id])
 }
 
+/// `GET /groups/{group_id}/alertConfigs/{alert_config_id}`.
+///
+/// ```
+/// let req = opsapi::api::alert_configs::get_request("5e9f", "5730").unwrap();
+/// assert_eq!((req.method.as_str(), req.path.as_str()), ("GET", "/groups/5e9f/alertConfigs/5730"));
+/// ```
+pub fn get_request(group_id: &str, alert_config_id: &str) -> Result<Request> {
+    Operation::AlertConfigsGet.request(&[group_id, alert_config_id])
+}
+
 impl AlertConfigs<'_> {
     /// The open alerts of one alert configuration:
     /// `GET /groups/{group_id}/alertConfigs/{alert_config_id}/alerts`, every page.
@@ -44,5 +54,19 @@ impl AlertConfigs<'_> {
     /// The alert configurations of a project: `GET /groups/{group_id}/alertConfigs`.
     pub async fn list(&self, group_id: &str) -> Result<List<AlertConfig>> {
         list_all(self.client, list_request(group_id)?).await
+    }
+
+    /// One alert configuration of a project:
+    /// `GET /groups/{group_id}/alertConfigs/{alert_config_id}`.
+    ///
+    /// ```no_run
+    /// # async fn f(client: opsapi::Client) -> opsapi::Result<()> {
+    /// let config = client.alert_configs().get("5e9f...", "5730...").await?;
+    /// println!("{:?} {:?}", config.event_type_name, config.metric_threshold);
+    /// # Ok(()) }
+    /// ```
+    pub async fn get(&self, group_id: &str, alert_config_id: &str) -> Result<AlertConfig> {
+        let req = get_request(group_id, alert_config_id)?;
+        self.client.send_decoded(req).await
     }
 }

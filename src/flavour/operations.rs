@@ -294,6 +294,12 @@ operations! {
         GET "/groups/{group_id}/alertConfigs" -> Page, set Alerts, versions ["2023-01-01"],
         operation_id "listGroupAlertConfigs"
     }
+    /// `GET /groups/{group_id}/alertConfigs/{alert_config_id}`
+    AlertConfigsGet "alert_configs.get" {
+        GET "/groups/{group_id}/alertConfigs/{alert_config_id}" -> One,
+        set Alerts, versions ["2023-01-01"],
+        operation_id "getGroupAlertConfig"
+    }
     /// `GET /groups/{group_id}/alertConfigs/{alert_config_id}/alerts`
     AlertConfigsOpenAlerts "alert_configs.open_alerts" {
         GET "/groups/{group_id}/alertConfigs/{alert_config_id}/alerts" -> Page,

@@ -39,3 +39,16 @@ twins! {
         }
     }
 }
+
+twins! {
+    /// One alert configuration of a project:
+    /// `GET /groups/{group_id}/alertConfigs/{alert_config_id}`.
+    ///
+    AlertConfigs
+    /// >>> client.alert_configs.get(group_id, config_id).event_type_name  # doctest: +SKIP
+    AsyncAlertConfigs
+    /// >>> (await client.alert_configs.get(group_id, config_id)).enabled  # doctest: +SKIP
+    fn get(group_id: Text, alert_config_id: Text) -> "AlertConfig" {
+        |c| Ok(AlertConfig::from(c.alert_configs().get(&group_id, &alert_config_id).await?))
+    }
+}

@@ -174,6 +174,11 @@ pub(super) async fn call(c: &Client, op: Operation, a: &Call, ids: &Ids) -> opsa
         Operation::AlertConfigsList => {
             format!("{} configs", c.alert_configs().list(a.arg(0)).await?.len())
         }
+        Operation::AlertConfigsGet => {
+            let config = c.alert_configs().get(a.arg(0), a.arg(1)).await?;
+            assert_eq!(config.id.as_deref(), Some(ids.config.as_str()));
+            format!("config {:?} of {:?}", config.id, config.event_type_name)
+        }
         Operation::AlertsList => {
             let q = opsapi::AlertsQuery::new();
             let alerts = c.alerts().list(a.arg(0), &q).await?;

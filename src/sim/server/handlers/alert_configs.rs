@@ -3,9 +3,14 @@
 use super::*;
 
 /// The operations this file's handlers serve (`super::HANDLERS`).
-pub(super) const SERVES: &[Serve] = &[(Operation::AlertConfigsList, |c, p, _| {
-    c.alert_configs(p.group())
-})];
+pub(super) const SERVES: &[Serve] = &[
+    (Operation::AlertConfigsList, |c, p, _| {
+        c.alert_configs(p.group())
+    }),
+    (Operation::AlertConfigsGet, |c, p, _| {
+        c.alert_config(p.group(), p.get("alert_config_id"))
+    }),
+];
 
 impl Ctx<'_> {
     /// `GET /groups/{group_id}/alertConfigs` (Atlas: none of Ops Manager's agent alerts).
@@ -17,6 +22,22 @@ impl Ctx<'_> {
             .filter(|c| c.group_id == g && self.has_alert_type(&c.event_type_name))
             .collect();
         let reply = self.list(items, |c| self.config_json(c));
+        drop(w);
+        reply
+    }
+
+    /// `GET /groups/{group_id}/alertConfigs/{alert_config_id}`: 404 `ALERT_CONFIG_NOT_FOUND`
+    /// for one the project does not have (Atlas: nor one of Ops Manager's agent alerts).
+    pub(crate) fn alert_config(&self, g: &str, id: &str) -> Reply {
+        let w = self.world();
+        let config = w
+            .alert_configs
+            .iter()
+            .find(|c| c.group_id == g && c.id == id && self.has_alert_type(&c.event_type_name));
+        let reply = match config {
+            Some(c) => self.r.entity(200, self.config_json(c)),
+            None => config_not_found(g, id),
+        };
         drop(w);
         reply
     }

@@ -15,6 +15,7 @@ from typing import Any, Optional
 import polars as pl
 
 from opsapi import capacity
+from opsapi._duration import parse_duration
 
 from . import alerts as report_alerts
 from .charts import LABELS, finding_chart, series_of, shard_chart, shard_points, title_text
@@ -58,9 +59,11 @@ class ReportData:
     #: cluster, on Atlas every process of a cluster is in its roll-up, and their tiers fill
     #: ``tiers``.
     clusters: Any = None
-    #: The projects' events over the window that the charts mark
-    #: (:func:`opsapi.capacity.window_events`): each finding's chart marks its deployment's,
-    #: and a project whose events the server refused is named with why. Without it, no marks.
+    #: The projects' events over the history the frames hold
+    #: (:func:`opsapi.capacity.window_events`): each finding's chart marks its deployment's
+    #: of the window, a tier change or disk resize restarts the forecasts of the hosts it
+    #: changed (:func:`opsapi.capacity.event_breaks`), and a project whose events the server
+    #: refused is named with why. Without it, no marks and no restarts but the series' own.
     events: Optional[capacity.WindowEvents] = None
     #: The namespaces and query shapes behind the CPU, cache, tickets and connections
     #: findings (:func:`opsapi.capacity.finding_drivers`), named under their charts, and why
@@ -90,18 +93,23 @@ def render(data: ReportData) -> str:
         )["timestamp"].max()
     now = data.now
     data.frames["topology"] = capacity.topology(data.hosts, data.clusters)
+    events = None if data.events is None else data.events.frame
     h = capacity.headroom(
         data.host_frame, data.disk_frame, data.hosts, window=data.window, now=data.now,
-        clusters=data.clusters,
+        clusters=data.clusters, events=events,
     )  # fmt: skip
     if data.tiers is None and data.clusters:
         data.tiers = capacity.cluster_tiers(h, data.clusters) or None
     summary = capacity.headroom_summary(h, names=data.names)
     table_ = capacity.headroom_table(h, names=data.names)
-    forecast = capacity.disk_forecast(data.disk_frame, window=data.window, now=data.now)
+    forecast = capacity.disk_forecast(
+        data.disk_frame, window=data.window, now=data.now, events=events, hosts=data.hosts,
+        clusters=data.clusters,
+    )  # fmt: skip
     bt = capacity.backtest(
-        data.host_frame, data.disk_frame, data.hosts, window=data.window, now=data.now
-    )
+        data.host_frame, data.disk_frame, data.hosts, window=data.window, now=data.now,
+        events=events, clusters=data.clusters,
+    )  # fmt: skip
     data.frames.update(
         headroom=h, summary=summary, headroom_table=table_, forecast=forecast, backtest=bt
     )
@@ -282,7 +290,9 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
     rows = _finding_rows(h, data)
     marks = None
     if data.events is not None:
-        marks = capacity.finding_events(rows, data.events.frame, topo)
+        start = now - parse_duration(data.window)
+        shown = data.events.frame.filter(pl.col("created") >= start)
+        marks = capacity.finding_events(rows, shown, topo)
         data.frames["events"] = marks
     for i, r in enumerate(rows.iter_rows(named=True)):
         series = series_of(r, data.host_frame, data.disk_frame, topo)

@@ -127,14 +127,16 @@ def test_a_tier_change_or_a_disk_resize_restarts_its_clusters_forecasts(world, f
     phrase the report and the CLI show says so. Ops Manager serves no such event, and no fit
     restarts for one."""
     inputs = world["inputs"]
-    h = capacity.headroom(
+    h_all = capacity.headroom(
         *inputs, now=fixed_now, clusters=inputs.clusters, events=world["got"].frame
-    ).filter(pl.col("scope_kind") == "host")
+    )
+    h = h_all.filter(pl.col("scope_kind") == "host")
     start = fixed_now - WINDOW
     scaling = [s for s in world["sim"].cause_truth()["scaling"] if s["at"] >= start]
     if world["flavour"] == "ops-manager":
         assert scaling == []
         assert not {"tier_change", "capacity_change"} & set(h["fit_reason"].drop_nulls())
+        assert sections._restarted(h_all, world["names"]) == ""
         return
     assert {s["event_type_name"] for s in scaling} == {
         "COMPUTE_AUTO_SCALE_INITIATED_BASE", "DISK_AUTO_SCALE_INITIATED"
@@ -162,6 +164,15 @@ def test_a_tier_change_or_a_disk_resize_restarts_its_clusters_forecasts(world, f
             )  # fmt: skip
             if r["days_left"] is not None or said in (r["note"] or ""):
                 assert said in phrase, r
+    # The report says, under its findings, which deployment's forecasts start where and why.
+    lines = sections._restarted(h_all, world["names"])
+    for s in scaling:
+        disk = s["event_type_name"] == "DISK_AUTO_SCALE_INITIATED"
+        said = "the capacity changed" if disk else "the tier changed"
+        what = "Disk space" if disk else "CPU and Cache (dirty)"
+        assert f"· {s['cluster_name']}: {what} fitted since {s['at']:%b %-d}, when {said}" in (
+            lines
+        ), lines
 
 
 def test_a_chart_draws_a_labelled_rule_at_each_of_its_deployments_events(world, fixed_now):

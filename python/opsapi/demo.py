@@ -65,9 +65,10 @@ def load(
     frames are read from the store. The sync's report is the result's ``sync``. The store
     keeps the window it is synced with: a wider ``window`` later is not filled in backwards
     for the targets it already holds (a store of its own does that). The project alerts and
-    the events that say when each was acknowledged are read from the server, and the events the
-    charts mark over ``window`` (``capacity.window_events``), and the slow queries behind the
-    load findings (``capacity.finding_drivers``).
+    the events that say when each was acknowledged are read from the server, and the events
+    the charts mark, over the history (``capacity.window_events``: a tier change or a disk
+    resize among them restarts the forecasts of the hosts it changed), and the slow queries
+    behind the load findings (``capacity.finding_drivers``).
 
     ``history`` (longer than ``window``) syncs and reads that much: the report still fits on
     ``window`` and backtests its forecasts on the rest, so that each date's range comes from
@@ -100,10 +101,11 @@ def load(
         per_project = [client.events.list(g).to_polars() for g in names]
         events = pl.concat(per_project, how="diagonal_relaxed") if per_project else None
         start = now - parse_duration(window)
-        marked = capacity.window_events(client, list(names), start=start, end=now,
+        marked = capacity.window_events(client, list(names), start=now - span, end=now,
                                         clusters=clusters)  # fmt: skip
         frames = _read(opsapi.Store(store), metrics, [h.id for h in hosts], now - span, now)
-        drivers = _drivers(client, frames, hosts, names, clusters, window, start, now)
+        drivers = _drivers(client, frames, hosts, names, clusters, window, start, now,
+                           marked.frame)  # fmt: skip
     finally:
         if sim is not None:
             sim.close()
@@ -116,7 +118,8 @@ def load(
 
 
 def _drivers(client: Any, frames: dict[str, Any], hosts: Any, names: dict[str, str],
-             clusters: Any, window: str, start: datetime, now: datetime) -> Any:  # fmt: skip
+             clusters: Any, window: str, start: datetime, now: datetime,
+             events: Any) -> Any:  # fmt: skip
     """The slow queries behind the load findings: the headroom's flagged rows decide which
     hosts' Performance Advisors are asked (one request each)."""
     import polars as pl
@@ -124,7 +127,7 @@ def _drivers(client: Any, frames: dict[str, Any], hosts: Any, names: dict[str, s
     from opsapi import capacity
 
     h = capacity.headroom(frames["host"], frames["disk"], hosts, window=window, now=now,
-                          clusters=clusters)  # fmt: skip
+                          clusters=clusters, events=events)  # fmt: skip
     rows = capacity.deployment_rows(h, names).filter(
         pl.col("status").is_in(["critical", "warning", "watch"])
     )

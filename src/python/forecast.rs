@@ -226,12 +226,7 @@ impl _Forecasts {
                 })
                 .collect()
         });
-        let d = PyDict::new(py);
-        d.set_item("sid", rows.iter().map(|r| r.0).collect::<Vec<_>>())?;
-        d.set_item(
-            "origin",
-            rows.iter().map(|r| r.1.origin).collect::<Vec<_>>(),
-        )?;
+        let d = keyed(py, &rows, |f| f.origin)?;
         d.set_item("since", floats(rows.iter().map(|r| r.1.since)))?;
         d.set_item(
             "reason",
@@ -287,12 +282,7 @@ impl _Forecasts {
                 })
                 .collect()
         });
-        let d = PyDict::new(py);
-        d.set_item("sid", rows.iter().map(|r| r.0).collect::<Vec<_>>())?;
-        d.set_item(
-            "origin",
-            rows.iter().map(|r| r.1.origin).collect::<Vec<_>>(),
-        )?;
+        let d = keyed(py, &rows, |p| p.origin)?;
         d.set_item(
             "horizon",
             rows.iter().map(|r| r.1.horizon).collect::<Vec<_>>(),
@@ -362,4 +352,20 @@ impl _Forecasts {
         )?;
         Ok(d)
     }
+}
+
+/// The columns of a frame of rows keyed by series and origin (`sid`, `origin`), to which the
+/// caller adds its own: the fits' and the past forecasts' alike.
+fn keyed<'py, T>(
+    py: Python<'py>,
+    rows: &[(u32, T)],
+    origin: impl Fn(&T) -> u32,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("sid", rows.iter().map(|r| r.0).collect::<Vec<_>>())?;
+    d.set_item(
+        "origin",
+        rows.iter().map(|r| origin(&r.1)).collect::<Vec<_>>(),
+    )?;
+    Ok(d)
 }

@@ -11,7 +11,7 @@ The per-family coverage over 200 cases a family is measured in Rust
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import polars as pl
 import pytest
@@ -97,3 +97,75 @@ def test_a_step_in_the_history_starts_the_fit_after_it():
     assert off.max() <= 48
     short = f.filter(pl.col("days_to_90").is_null())
     assert all("too little history since" in n for n in short["note"].drop_nulls())
+
+
+def _tier_events(cases, days_ago: float, event_type: str, kind: str) -> pl.DataFrame:
+    """An event of ``event_type`` on each case's host ``days_ago`` before now, in the columns
+    of ``EventList.timeline()`` (``capacity.window_events``' frame): what Atlas's event
+    stream names, and which the series itself does not show."""
+    hosts = cases.truth.select(
+        pl.col("host_id").cast(pl.String), pl.col("group_id").cast(pl.String)
+    ).unique(maintain_order=True)  # fmt: skip
+    at = NOW - timedelta(days=days_ago)
+    return hosts.select(
+        created=pl.lit(at, pl.Datetime("ms", "UTC")), charted=pl.lit(True),
+        event_type_name=pl.lit(event_type), kind=pl.lit(kind), said=pl.lit(event_type),
+        host=pl.lit(None, pl.String), replica_set_name=pl.lit(None, pl.String),
+        id=pl.lit("e") + pl.col("host_id"), host_id="host_id",
+        alert_id=pl.lit(None, pl.String), cluster_name=pl.lit(None, pl.String),
+        group_id="group_id",
+    )  # fmt: skip
+
+
+def test_a_tier_change_the_events_name_restarts_the_forecasts_it_changes():
+    """A tier change (Atlas's compute auto-scaling) 20 days ago that the CPU series
+    themselves do not show: given the events, no host's CPU fit reads across it, one
+    starts at it (``fit_reason`` ``tier_change``) unless its series changed since, and its
+    range says so. Without the events, each fit reads across it."""
+    cases = forecast_cases("cpu", 3, seed=4, now=NOW, days=60)
+    events = _tier_events(cases, 20, "COMPUTE_AUTO_SCALE_INITIATED_BASE", "scaling")
+    at = NOW - timedelta(days=20)
+
+    def rows(**kw):
+        h = capacity.headroom(
+            cases.host_frame, cases.disk_frame, cases.hosts, window="60d", now=NOW, **kw
+        )
+        return h.filter(pl.col("scope_kind") == "host", pl.col("resource") == "cpu")
+
+    before = rows()
+    assert before.height == 3 and before["fit_since"].null_count() == 0, before
+    assert (before["fit_since"] < at - timedelta(days=5)).all(), before
+    after = rows(events=events)
+    # No fit reads across the change; one starts at it unless the series changed since.
+    assert after["fit_since"].null_count() == 0
+    assert (after["fit_since"] >= at).all(), after.select("fit_since", "fit_reason")
+    at_change = after.filter(pl.col("fit_reason") == "tier_change")
+    assert at_change.height >= 1, after.select("fit_since", "fit_reason")
+    assert (at_change["fit_since"] == at).all()
+    assert at_change["rests_on"].to_list() == ["80 %, from 20 days since the tier changed"] * (
+        at_change.height
+    ), at_change.select("days_left", "rests_on", "note")
+
+
+def test_a_disk_resize_the_events_name_restarts_only_the_disks_forecast():
+    """Atlas's disk auto-scaling 12 days ago on steady disks: each partition's fit starts at
+    it (``capacity_change``), through ``disk_forecast`` and ``headroom`` alike, and a compute
+    resource's fit is not restarted by it."""
+    cases = forecast_cases("disk_steady", 3, seed=6, now=NOW, days=60)
+    events = _tier_events(cases, 12, "DISK_AUTO_SCALE_INITIATED", "scaling")
+    at = NOW - timedelta(days=12)
+    plain = capacity.disk_forecast(cases.disk_frame, now=NOW, window="60d")
+    assert "capacity_change" not in plain["fit_reason"].to_list()
+    f = capacity.disk_forecast(cases.disk_frame, now=NOW, window="60d", events=events)
+    assert f["fit_reason"].to_list() == ["capacity_change"] * 3, f
+    assert (f["fit_since"] - at).dt.total_hours().abs().max() <= 1
+    h = capacity.headroom(
+        cases.host_frame, cases.disk_frame, cases.hosts, window="60d", now=NOW, events=events
+    )
+    host = h.filter(pl.col("scope_kind") == "host")
+    assert (
+        host.filter(pl.col("resource") == "disk")["fit_reason"].to_list() == ["capacity_change"] * 3
+    )
+    assert (
+        "capacity_change" not in host.filter(pl.col("resource") != "disk")["fit_reason"].to_list()
+    )

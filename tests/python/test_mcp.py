@@ -125,7 +125,14 @@ def _headroom_of(sim, store, group_ids=None):
     hosts = [h for g in ids for h in client.hosts.list(g)]
     clusters = [c for g in ids for c in client.clusters.list(g)]
     names = {g.id: g.name for g in client.groups.list()}
-    h = capacity.headroom(host.collect(), disk.collect(), hosts, window="14d", clusters=clusters)
+    host, disk = host.collect(), disk.collect()
+    stamps = pl.concat([host.select("timestamp"), disk.select("timestamp")])["timestamp"]
+    events = capacity.window_events(
+        client, ids, start=stamps.min(), end=stamps.max(), clusters=clusters
+    )  # the tier changes and disk resizes that restart forecasts, as the report reads them
+    h = capacity.headroom(
+        host, disk, hosts, window="14d", clusters=clusters, events=events.frame
+    )  # fmt: skip
     return capacity.deployment_rows(h, {g: names[g] for g in ids})
 
 

@@ -119,6 +119,62 @@ def test_every_seeded_event_of_a_flagged_deployment_is_marked_on_its_charts(worl
         assert "scaling" in set(marks["kind"]), "Atlas's seeded auto-scaling is marked"
 
 
+def test_a_tier_change_or_a_disk_resize_restarts_its_clusters_forecasts(world, fixed_now):
+    """Atlas's auto-scaling of a cluster (issue 37): compute (a tier change) and disk (a
+    resize), which the series themselves do not show. Given the events, no forecast of the
+    cluster's data-bearing hosts reads across them: each fit of a resource the change sets
+    starts at it or later (at it where the series shows no later change of its own), and the
+    phrase the report and the CLI show says so. Ops Manager serves no such event, and no fit
+    restarts for one."""
+    inputs = world["inputs"]
+    h_all = capacity.headroom(
+        *inputs, now=fixed_now, clusters=inputs.clusters, events=world["got"].frame
+    )
+    h = h_all.filter(pl.col("scope_kind") == "host")
+    start = fixed_now - WINDOW
+    scaling = [s for s in world["sim"].cause_truth()["scaling"] if s["at"] >= start]
+    if world["flavour"] == "ops-manager":
+        assert scaling == []
+        assert not {"tier_change", "capacity_change"} & set(h["fit_reason"].drop_nulls())
+        assert sections._restarted(h_all, world["names"]) == ""
+        return
+    assert {s["event_type_name"] for s in scaling} == {
+        "COMPUTE_AUTO_SCALE_INITIATED_BASE", "DISK_AUTO_SCALE_INITIATED"
+    }  # fmt: skip
+    topo = world["topo"]
+    for s in scaling:
+        disk = s["event_type_name"] == "DISK_AUTO_SCALE_INITIATED"
+        members = topo.filter(pl.col("cluster_id") == s["cluster_id"], pl.col("role") == "data")
+        mine = h.filter(
+            pl.col("member").is_in(members["member"].to_list()),
+            pl.col("resource").is_in(["disk"] if disk else list(capacity.events.LOAD)),
+            pl.col("fit_since").is_not_null(),
+        )
+        assert mine.height >= members.height, (s, mine)
+        assert (mine["fit_since"] >= s["at"] - timedelta(minutes=1)).all(), mine
+        at = mine.filter(
+            pl.col("fit_reason") == ("capacity_change" if disk else "tier_change")
+        )  # fmt: skip
+        assert at.height, mine.select("member", "resource", "fit_since", "fit_reason")
+        assert ((at["fit_since"] - s["at"]).dt.total_minutes().abs() <= 60).all()
+        said = "the capacity changed" if disk else "the tier changed"
+        for r in at.iter_rows(named=True):
+            phrase = " ".join(
+                x for x in (r["rests_on"], capacity.regime_text(r), r["note"]) if x
+            )  # fmt: skip
+            if r["days_left"] is not None or said in (r["note"] or ""):
+                assert said in phrase, r
+    # The report says, under its findings, which deployment's forecasts start where and why.
+    lines = sections._restarted(h_all, world["names"])
+    for s in scaling:
+        disk = s["event_type_name"] == "DISK_AUTO_SCALE_INITIATED"
+        said = "the capacity changed" if disk else "the tier changed"
+        what = "Disk space" if disk else "CPU and Cache (dirty)"
+        assert f"· {s['cluster_name']}: {what} fitted since {s['at']:%b %-d}, when {said}" in (
+            lines
+        ), lines
+
+
 def test_a_chart_draws_a_labelled_rule_at_each_of_its_deployments_events(world, fixed_now):
     marks = capacity.finding_events(world["rows"], world["got"].frame, world["topo"])
     inputs, drawn = world["inputs"], 0

@@ -22,7 +22,8 @@ Null data points are ignored; no function loops over rows in Python.
 - :func:`metric_summary`, :func:`hour_of_day_profile`, :func:`busiest_hours` (``load.py``);
 - :func:`window_events` and :func:`finding_events` (``events.py``): the elections,
   restarts, hosts down, auto-scaling, tier changes and disk resizes of each finding's
-  deployment over the window, which the report's charts mark;
+  deployment over the window, which the report's charts mark, and :func:`event_breaks`: where
+  those events restart a host's forecasts (a tier change, a disk resize);
 - :func:`finding_drivers` (``drivers.py``): the namespaces and query shapes that take most of
   the slow-query time of each CPU, cache, tickets and connections finding's host;
 - :func:`topology` (``topology.py``): the hosts as one frame with the role each plays, and
@@ -65,7 +66,7 @@ from .drivers import (
     finding_drivers,
     growth_text,
 )
-from .events import WindowEvents, finding_events, window_events
+from .events import WindowEvents, event_breaks, finding_events, window_events
 from .headroom import (
     HEADROOM_DISK_METRICS,
     HEADROOM_HOST_METRICS,
@@ -117,6 +118,7 @@ __all__ = [
     "disk_points",
     "driver_text",
     "finding_drivers",
+    "event_breaks",
     "finding_events",
     "growth_text",
     "headroom",

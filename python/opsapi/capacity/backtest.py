@@ -22,6 +22,7 @@ from opsapi._duration import parse_duration
 from opsapi.exceptions import InvalidArgumentError
 
 from ._common import _disk_points, _reference_now
+from .events import event_breaks, series_breaks
 from .passage import capacity_breaks, past_forecasts
 from .resources import _SPECS, _applies
 from .topology import topology
@@ -97,6 +98,8 @@ def backtest(
     interval_level: float = INTERVAL_LEVEL,
     every: int = 2,
     max_series: int = MAX_SERIES,
+    events: Any = None,
+    clusters: Any = None,
     **thresholds: float,
 ) -> pl.DataFrame:
     """How good :func:`headroom`'s and :func:`disk_forecast`'s forecasts were on this fleet's
@@ -118,7 +121,9 @@ def backtest(
     outcomes inside the forecast's own ``interval_level`` range, before any calibration (an
     honest figure: no forecast saw its outcome). At most ``max_series`` series per resource
     are read (every n-th). ``thresholds`` are :func:`headroom`'s (accepted for the same call;
-    a backtest does not depend on a limit's value).
+    a backtest does not depend on a limit's value). ``events`` and ``clusters`` are
+    :func:`headroom`'s: a tier change or a disk resize they name restarts the past forecasts
+    there too (:func:`~opsapi.capacity.event_breaks`).
 
     Returns:
         One row per (resource, horizon) with past forecasts: ``resource``, ``horizon``
@@ -142,9 +147,10 @@ def backtest(
     hs = _check(interval_level, horizons, every)
     limits_of(thresholds)
     span = parse_duration(window)
-    topo = topology(hosts)
+    topo = topology(hosts, clusters)
     stamps = pl.concat([f.lazy().select("timestamp") for f in (host_frame, disk_frame)])
     now_utc = _reference_now(stamps.collect()["timestamp"], now)
+    named = None if events is None else event_breaks(events, topo, now_utc)
     days = window_days(span)
     now_lit = pl.lit(now_utc, dtype=pl.Datetime("ms", "UTC"))
     parts = []
@@ -155,7 +161,11 @@ def backtest(
         past = past_forecasts(
             _every_nth(pts.select(*keys, "timestamp", "value"), keys, max_series),
             keys, now_utc, window_days=days, horizons=hs, every=every,
-            breaks=capacity_breaks(pts, keys, now_utc),
+            breaks=pl.concat(
+                [capacity_breaks(pts, keys, now_utc)]
+                + [b for b in [series_breaks(named, "disk", pts.select(keys))] if b is not None],
+                how="vertical_relaxed",
+            ),
         )  # fmt: skip
         parts.append(past.rename({"partition_name": "part"}).with_columns(resource=pl.lit("disk")))
     frames = {"host": host_frame, "disk": disk_frame}
@@ -174,6 +184,7 @@ def backtest(
         past = past_forecasts(
             _every_nth(pts, KEYS[1:], max_series), KEYS[1:], now_utc, window_days=days,
             quantile=spec.quantile, horizons=hs, every=every,
+            breaks=series_breaks(named, name, pts.select(KEYS[1:])),
         )  # fmt: skip
         parts.append(past.with_columns(resource=pl.lit(name)))
     parts = [p for p in parts if p.height]

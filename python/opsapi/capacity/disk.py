@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any, Optional
 
 import polars as pl
 
@@ -19,7 +20,9 @@ from ._common import (
     _theil_sen,
     threshold_label,
 )
+from .events import event_breaks, series_breaks
 from .passage import capacity_breaks, first_passage, rests_on, short_note
+from .topology import topology
 from .trend import (
     INTERVAL_LEVEL,
     forecast_errors,
@@ -65,6 +68,9 @@ def disk_forecast(
     max_fit_points: int = 120,
     interval_level: float = INTERVAL_LEVEL,
     horizons: Sequence[int] = (7, 14, 30),
+    events: Any = None,
+    hosts: Any = None,
+    clusters: Any = None,
 ) -> pl.DataFrame:
     """Forecast when each disk partition reaches each threshold of its capacity, with an
     interval.
@@ -102,6 +108,16 @@ def disk_forecast(
         max_fit_points: subsample size for the pairwise slopes (cost grows with its square).
         interval_level: the share of outcomes each interval should hold (0 to 1).
         horizons: the days ahead at which past forecasts are checked, for the backtest.
+        events: the projects' events over the history the frame holds
+            (:func:`~opsapi.capacity.window_events`), or None: a disk resize or tier change
+            they name (Atlas's disk auto-scaling, a cluster's update) restarts the fits of
+            its hosts' partitions there (``fit_reason`` ``capacity_change`` or
+            ``tier_change``) whether or not the disk's size shows it
+            (:func:`~opsapi.capacity.event_breaks`).
+        hosts, clusters: the hosts (and the projects' clusters), to find the hosts of the
+            events that name a replica set or (Atlas's) a cluster
+            (:func:`~opsapi.capacity.topology`); without them only an event that names a
+            host by its id is placed.
 
     Returns:
         One row per ``(group_id, host_id, partition_name)``: ``used_bytes`` (latest),
@@ -175,8 +191,9 @@ def disk_forecast(
         )
         .collect()
     )
+    named = _named_breaks(events, hosts, clusters, points, now_utc)
     ranges = _disk_ranges(points, base, now_utc, span, thresholds, labels, interval_level,
-                          horizons)  # fmt: skip
+                          horizons, named)  # fmt: skip
     out = (
         base.lazy()
         .join(ranges.lazy(), on=_PARTITION, how="left", nulls_equal=True)
@@ -315,6 +332,25 @@ def disk_errors(
     return forecast_errors(fits, truths, _PARTITION, horizons, window_days=w)
 
 
+def _named_breaks(
+    events: Any, hosts: Any, clusters: Any, points: pl.DataFrame, now: datetime
+) -> Optional[pl.DataFrame]:
+    """The partitions' restarts that ``events`` name (:func:`~opsapi.capacity.event_breaks`),
+    their hosts found through ``hosts`` and ``clusters``, else by the host ids alone."""
+    if events is None:
+        return None
+    topo = (
+        topology(hosts, clusters)
+        if hosts is not None
+        else points.select(
+            pl.col("group_id").cast(pl.String), pl.col("host_id").cast(pl.String),
+            member=pl.lit(None, pl.String), replica_set_name=pl.lit(None, pl.String),
+            cluster_name=pl.lit(None, pl.String),
+        ).unique()
+    )  # fmt: skip
+    return series_breaks(event_breaks(events, topo, now), "disk", points.select(_PARTITION))
+
+
 def _disk_ranges(
     points: pl.DataFrame,
     current: pl.DataFrame,
@@ -324,10 +360,12 @@ def _disk_ranges(
     labels: Sequence[str],
     level: float,
     horizons: Sequence[int],
+    named: Optional[pl.DataFrame] = None,
 ) -> pl.DataFrame:
     """Per partition, the days to each threshold of its capacity now and their range
     (:func:`opsapi.capacity.passage.first_passage`: the used bytes themselves reaching it,
-    from where the present regime starts; a capacity change in the points restarts the fit),
+    from where the present regime starts; a capacity change in the points, or one that the
+    events name (``named``), restarts the fit),
     with ``date_<t>``, ``interval_source``, ``fit_since``, ``fit_reason``, ``rests_on`` and
     ``note`` (why a partition has no days)."""
     pts = points.select(*_PARTITION, "timestamp", value="used", capacity="point_capacity")
@@ -353,7 +391,10 @@ def _disk_ranges(
         window_days=w,
         level=level,
         horizons=horizons,
-        breaks=capacity_breaks(pts, _PARTITION, now),
+        breaks=pl.concat(
+            [capacity_breaks(pts, _PARTITION, now), *([] if named is None else [named])],
+            how="vertical_relaxed",
+        ),
     ).join(first, on=_PARTITION, how="left", nulls_equal=True)
     now_lit = pl.lit(now, dtype=pl.Datetime("ms", "UTC"))
     # A date where the regime's trend heads for the threshold beyond its noise, and the line

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Optional
 
 import polars as pl
 
@@ -23,6 +23,7 @@ from ._common import _MS_PER_DAY, _disk_points, _reference_now
 from .autoscaling import at_max_tier, auto_scaling, said
 from .backtest import KEYS, _check, window_days
 from .disk import disk_forecast
+from .events import event_breaks, series_breaks
 from .oversized import OVERSIZED_SHARE, mark_oversized
 from .passage import first_passage, rests_on, short_note
 from .resources import _SPECS, _applies, _Spec
@@ -243,6 +244,7 @@ def headroom(
     interval_level: float = INTERVAL_LEVEL,
     horizons: Sequence[int] = (7, 14, 30),
     clusters: Any = None,
+    events: Any = None,
 ) -> pl.DataFrame:
     """How much room each resource has left, per host and rolled up per replica set, shard
     and sharded cluster: what runs out first, where, and when.
@@ -306,6 +308,12 @@ def headroom(
             that auto-scales has its CPU and cache measured against its maximum tier, and its
             disk at 90 % said as when Atlas grows it (``auto_scaling``;
             :mod:`opsapi.capacity.autoscaling`).
+        events: the projects' events over the history the frames hold
+            (:func:`~opsapi.capacity.window_events`), or None: a tier change or a disk
+            resize they name (Atlas's auto-scaling, a cluster's update) restarts the fits of
+            the resources it changes there (``fit_reason`` ``tier_change`` or
+            ``capacity_change``), whether or not the series shows it
+            (:func:`~opsapi.capacity.event_breaks`).
 
     A host's role (:func:`~opsapi.capacity.topology`) decides where its rows roll up: a
     replica set's, shard's and cluster's rows are their data-bearing members' (never an
@@ -351,6 +359,7 @@ def headroom(
         "timestamp"
     ]
     now_utc = _reference_now(stamps, now)
+    breaks = None if events is None else event_breaks(events, topo, now_utc)
     limits = {
         "oplog_window": oplog_window_hours,
         "replication_lag": replication_lag_seconds,
@@ -388,6 +397,7 @@ def headroom(
             fits.filter(pl.col("resource") == name).drop("resource"),
             interval_level,
             hs,
+            breaks,
         )  # fmt: skip
         for name, spec in _SPECS.items()
     ]
@@ -398,6 +408,9 @@ def headroom(
         thresholds=(disk_percent / 100,),
         interval_level=interval_level,
         horizons=hs,
+        events=events,
+        hosts=hosts,
+        clusters=clusters,
     )
     rows.append(_disk_rows(forecast, disk_frame, topo, disk_percent, now_utc, span))
     hosts_rows = pl.concat(rows, how="diagonal_relaxed").with_columns(
@@ -436,6 +449,7 @@ def _host_rows(
     fit: pl.DataFrame,
     level: float,
     horizons: Sequence[int],
+    breaks: Optional[pl.DataFrame] = None,
 ) -> pl.DataFrame:
     """One row per host (and part) of one resource: level, p95, peak over the window, and
     from ``fit`` (its rows of :func:`~opsapi.capacity.trend.fit_peaks` and ``recent``, the
@@ -459,7 +473,8 @@ def _host_rows(
         )
     )
     expected = _applies(topo, spec.applies).select(*_HOST, "member")
-    ranges = _ranges(spec, frame, limit, expected, now, span, min_days, level, horizons)
+    ranges = _ranges(name, spec, frame, limit, expected, now, span, min_days, level, horizons,
+                     breaks)  # fmt: skip
     out = (
         expected.lazy()
         .join(stats.join(fit.lazy(), on=keys, how="left"), on=_HOST, how="left")
@@ -476,6 +491,7 @@ def _host_rows(
 
 
 def _ranges(
+    name: str,
     spec: _Spec,
     frame: pl.DataFrame | pl.LazyFrame,
     limit: float,
@@ -485,6 +501,7 @@ def _ranges(
     min_days: int,
     level: float,
     horizons: Sequence[int],
+    breaks: Optional[pl.DataFrame],
 ) -> pl.DataFrame:
     """Per host and part of one resource, the first passage of its series (all the history
     the frame holds up to ``now``) through ``limit``
@@ -514,6 +531,7 @@ def _ranges(
         quantile=spec.quantile,
         min_days=min_days,
         horizons=horizons,
+        breaks=series_breaks(breaks, name, limits.select(keys)),
     )
     return (
         out.drop("limit")

@@ -26,7 +26,8 @@ from .. import _native
 
 __all__ = ["capacity_breaks", "first_passage", "past_forecasts", "rests_on"]
 
-_REASON_SAID = {
+#: What each ``fit_reason`` of a change says, in a phrase (the report, the CLI, notes).
+REASON_SAID = {
     "level_shift": "the level stepped",
     "slope_change": "growth changed",
     "capacity_change": "the capacity changed",
@@ -228,7 +229,7 @@ def rests_on(level: float, history_days: pl.Expr) -> pl.Expr:
     >>> pl.DataFrame(...).select(rests_on(0.8, pl.lit(60)))  # doctest: +SKIP
     """
     pct = f"{level * 100:g} %"
-    since = pl.col("fit_reason").replace_strict(_REASON_SAID, default=None, return_dtype=pl.String)
+    since = pl.col("fit_reason").replace_strict(REASON_SAID, default=None, return_dtype=pl.String)
     return (
         pl.when(pl.col("days_low").is_null())
         .then(None)
@@ -244,8 +245,15 @@ def short_note(now: datetime) -> pl.Expr:
     """Why a series without a range has none after a change: ``"growth changed 5 days ago:
     too little history since to forecast"`` (reads ``fit_reason``, ``fit_since``,
     ``regime_short``); null otherwise."""
-    since = pl.col("fit_reason").replace_strict(_REASON_SAID, default=None, return_dtype=pl.String)
+    since = pl.col("fit_reason").replace_strict(REASON_SAID, default=None, return_dtype=pl.String)
     ago = (pl.lit(now, dtype=pl.Datetime("ms", "UTC")) - pl.col("fit_since")).dt.total_days()
+    when = (
+        pl.when(ago < 1)
+        .then(pl.lit("today"))
+        .when(ago == 1)
+        .then(pl.lit("yesterday"))
+        .otherwise(pl.format("{} days ago", ago))
+    )
     return pl.when(pl.col("regime_short").fill_null(False) & since.is_not_null()).then(
-        pl.format("{} {} days ago: too little history since to forecast", since, ago)
+        pl.format("{} {}: too little history since to forecast", since, when)
     )

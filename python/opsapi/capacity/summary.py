@@ -10,6 +10,7 @@ from typing import Optional
 import polars as pl
 
 from .headroom import RESOURCES
+from .passage import REASON_SAID
 
 __all__ = ["accuracy_text", "cell_text", "deployment_rows", "headroom_summary", "headroom_table",
            "oversized_deployments", "range_text", "role_name"]  # fmt: skip
@@ -154,14 +155,6 @@ def _said(row: dict) -> str:
     return f"{phrase} in ~{days:.0f} days{rests}, {row['date']:%b %-d}{where}"
 
 
-_SINCE = {
-    "level_shift": "the level stepped",
-    "slope_change": "growth changed",
-    "capacity_change": "the capacity changed",
-    "tier_change": "the tier changed",
-}
-
-
 def regime_text(row: Mapping) -> Optional[str]:
     """Where a forecast's present regime starts, where one was found and its range does not
     already say so: ``"fitted since Feb 20, when growth changed"``; else None.
@@ -173,7 +166,7 @@ def regime_text(row: Mapping) -> Optional[str]:
     >>> regime_text({"fit_reason": "history"}) is None
     True
     """
-    said = _SINCE.get(row.get("fit_reason") or "")
+    said = REASON_SAID.get(row.get("fit_reason") or "")
     since = row.get("fit_since")
     if said is None or since is None or "since" in (row.get("rests_on") or ""):
         return None

@@ -114,14 +114,22 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
     fmt = output_format(args, formats=("table", "json"))
     inputs, names, c = _inputs(args)
-    h = capacity.headroom(*inputs, window=args.window, clusters=inputs.clusters)
+    events = _events(c, inputs, names, args)
+    if fmt != "json" and events is not None:
+        for g, why in events.missing.items():
+            print(f"warning: {names.get(g, g)}: {why}, nor restarts of its forecasts at "
+                  "its tier changes and disk resizes", file=sys.stderr)  # fmt: skip
+    h = capacity.headroom(
+        *inputs, window=args.window, clusters=inputs.clusters,
+        events=None if events is None else events.frame,
+    )  # fmt: skip
     summary = capacity.headroom_summary(h, names=names)
     table = capacity.headroom_table(h, names=names)
     sources = set(h["interval_source"].drop_nulls().to_list())
     if fmt == "json":
         bt = capacity.backtest(*inputs, window=args.window) if args.history else None
         doc = _as_json(summary, table, args.window, bt)
-        doc.update(_events_json(c, inputs, h, names, args.window))
+        doc.update(_events_json(c, inputs, h, names, args.window, events))
         write_json(doc, out)
         return 0
     colour = out.isatty() and not os.environ.get("NO_COLOR")
@@ -156,7 +164,31 @@ def _as_json(summary: Any, table: Any, window: str, bt: Any = None) -> dict[str,
     }
 
 
-def _events_json(c: Any, inputs: Any, h: Any, names: dict[str, str], window: str) -> dict:
+def _events(c: Any, inputs: Any, names: dict[str, str], args: argparse.Namespace) -> Any:
+    """The projects' charted events over all the history pulled (``capacity.window_events``):
+    their tier changes and disk resizes restart the forecasts, and the window's are marked."""
+    from opsapi import capacity
+    from opsapi._duration import parse_duration
+
+    stamps = _stamps(inputs)
+    now = stamps.max()
+    if now is None:
+        return None
+    span = max(parse_duration(args.window), parse_duration(args.history or args.window))
+    return capacity.window_events(
+        c, list(names), start=now - span, end=now, clusters=inputs.clusters
+    )
+
+
+def _stamps(inputs: Any) -> Any:
+    """Every timestamp of the inputs' frames."""
+    import polars as pl
+
+    return pl.concat([inputs.host_frame.select("timestamp"),
+                      inputs.disk_frame.select("timestamp")])["timestamp"]  # fmt: skip
+
+
+def _events_json(c: Any, inputs: Any, h: Any, names: dict[str, str], window: str, got: Any) -> dict:
     """The events the report's charts would mark: each flagged deployment's elections,
     restarts, hosts down, auto-scaling and tier or disk changes over the window
     (``capacity.finding_events``), and why a project's are missing; the query shapes behind
@@ -166,20 +198,16 @@ def _events_json(c: Any, inputs: Any, h: Any, names: dict[str, str], window: str
     from opsapi import capacity
     from opsapi._duration import parse_duration
 
-    stamps = pl.concat([inputs.host_frame.select("timestamp"),
-                        inputs.disk_frame.select("timestamp")])["timestamp"]  # fmt: skip
-    now = stamps.max()
+    now = _stamps(inputs).max()
     if now is None:
         return {"events": [], "events_missing": {}, "drivers": [], "drivers_missing": {},
             "disk_drivers": [], "disk_drivers_missing": {}}  # fmt: skip
-    got = capacity.window_events(
-        c, list(names), start=now - parse_duration(window), end=now, clusters=inputs.clusters
-    )
+    shown = got.frame.filter(pl.col("created") >= now - parse_duration(window))
     rows = capacity.deployment_rows(h, names).filter(
         pl.col("status").is_in(["critical", "warning", "watch"])
     )
     topo = capacity.topology(inputs.hosts, inputs.clusters)
-    marks = capacity.finding_events(rows, got.frame, topo)
+    marks = capacity.finding_events(rows, shown, topo)
     drivers = capacity.finding_drivers(c, rows, topo, start=now - parse_duration(window), end=now)
     created = pl.col("created").dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     growing = capacity.database_drivers(c, rows, topo, inputs.disk_frame, window=window, now=now)

@@ -296,7 +296,9 @@ class Fleet:
                 lf = lf.filter(pl.col("timestamp") >= pl.col("timestamp").max() - back)
             frames.append(lf)
         host_frame, disk_frame = pl.collect_all(frames)
-        h = capacity.headroom(host_frame, disk_frame, hosts, window=s.window, clusters=clusters)
+        events = self._events(ids, host_frame, disk_frame, clusters)
+        h = capacity.headroom(host_frame, disk_frame, hosts, window=s.window, clusters=clusters,
+                              events=events)  # fmt: skip
         return h, _newest(host_frame, disk_frame), f"store {s.store}", clusters
 
     def _from_api(self, ids: Sequence[str]) -> Any:
@@ -304,8 +306,21 @@ class Fleet:
         inputs = capacity.headroom_inputs(
             self.client, ids, window=s.window, granularity=s.granularity, history=s.history
         )
-        h = capacity.headroom(*inputs, window=s.window, clusters=inputs.clusters)
+        events = self._events(ids, inputs.host_frame, inputs.disk_frame, inputs.clusters)
+        h = capacity.headroom(*inputs, window=s.window, clusters=inputs.clusters, events=events)
         return h, _newest(inputs.host_frame, inputs.disk_frame), "the API", inputs.clusters
+
+    def _events(self, ids: Sequence[str], host_frame: Any, disk_frame: Any,
+                clusters: list[Any]) -> Optional[pl.DataFrame]:  # fmt: skip
+        """The projects' events over the frames' history, whose tier changes and disk resizes
+        restart the forecasts as the report's do (a project whose events the server refuses
+        only loses those restarts)."""
+        stamps = pl.concat([host_frame.select("timestamp"), disk_frame.select("timestamp")])
+        first, last = stamps["timestamp"].min(), stamps["timestamp"].max()
+        if last is None:
+            return None
+        got = capacity.window_events(self.client, ids, start=first, end=last, clusters=clusters)
+        return got.frame
 
     def _cached(self) -> list[dict[str, Any]]:
         """What the headroom cache holds now (for ``store_status``)."""

@@ -15,6 +15,8 @@ from typing import Any, Optional
 import polars as pl
 
 from opsapi import capacity
+from opsapi._duration import parse_duration
+from opsapi.capacity.passage import REASON_SAID
 
 from . import alerts as report_alerts
 from .charts import LABELS, finding_chart, series_of, shard_chart, shard_points, title_text
@@ -58,9 +60,11 @@ class ReportData:
     #: cluster, on Atlas every process of a cluster is in its roll-up, and their tiers fill
     #: ``tiers``.
     clusters: Any = None
-    #: The projects' events over the window that the charts mark
-    #: (:func:`opsapi.capacity.window_events`): each finding's chart marks its deployment's,
-    #: and a project whose events the server refused is named with why. Without it, no marks.
+    #: The projects' events over the history the frames hold
+    #: (:func:`opsapi.capacity.window_events`): each finding's chart marks its deployment's
+    #: of the window, a tier change or disk resize restarts the forecasts of the hosts it
+    #: changed (:func:`opsapi.capacity.event_breaks`), and a project whose events the server
+    #: refused is named with why. Without it, no marks and no restarts but the series' own.
     events: Optional[capacity.WindowEvents] = None
     #: The namespaces and query shapes behind the CPU, cache, tickets and connections
     #: findings (:func:`opsapi.capacity.finding_drivers`), named under their charts, and why
@@ -90,18 +94,23 @@ def render(data: ReportData) -> str:
         )["timestamp"].max()
     now = data.now
     data.frames["topology"] = capacity.topology(data.hosts, data.clusters)
+    events = None if data.events is None else data.events.frame
     h = capacity.headroom(
         data.host_frame, data.disk_frame, data.hosts, window=data.window, now=data.now,
-        clusters=data.clusters,
+        clusters=data.clusters, events=events,
     )  # fmt: skip
     if data.tiers is None and data.clusters:
         data.tiers = capacity.cluster_tiers(h, data.clusters) or None
     summary = capacity.headroom_summary(h, names=data.names)
     table_ = capacity.headroom_table(h, names=data.names)
-    forecast = capacity.disk_forecast(data.disk_frame, window=data.window, now=data.now)
+    forecast = capacity.disk_forecast(
+        data.disk_frame, window=data.window, now=data.now, events=events, hosts=data.hosts,
+        clusters=data.clusters,
+    )  # fmt: skip
     bt = capacity.backtest(
-        data.host_frame, data.disk_frame, data.hosts, window=data.window, now=data.now
-    )
+        data.host_frame, data.disk_frame, data.hosts, window=data.window, now=data.now,
+        events=events, clusters=data.clusters,
+    )  # fmt: skip
     data.frames.update(
         headroom=h, summary=summary, headroom_table=table_, forecast=forecast, backtest=bt
     )
@@ -282,7 +291,9 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
     rows = _finding_rows(h, data)
     marks = None
     if data.events is not None:
-        marks = capacity.finding_events(rows, data.events.frame, topo)
+        start = now - parse_duration(data.window)
+        shown = data.events.frame.filter(pl.col("created") >= start)
+        marks = capacity.finding_events(rows, shown, topo)
         data.frames["events"] = marks
     for i, r in enumerate(rows.iter_rows(named=True)):
         series = series_of(r, data.host_frame, data.disk_frame, topo)
@@ -318,7 +329,7 @@ def _findings_section(h: pl.DataFrame, data: ReportData) -> tuple[str, list]:
         "tickets or connections chart the query shapes that took most of its host's "
         "slow-query time, under a disk chart the databases that make its growth (the APIs "
         "give database sizes, not collections'). Drag to pan, scroll to zoom "
-        f"in time.</p>{_no_marks(data)}"
+        f"in time.</p>{_no_marks(data)}{_restarted(h, data.names)}"
         f'<div class="charts">{divs}</div></section>',
         [(cid, spec) for cid, _, spec, _, _ in specs],
     )
@@ -353,6 +364,33 @@ def _growing(row: dict, data: ReportData) -> str:
     text = capacity.growth_text(mine)
     where = f"{short(row['member'])} {row['part']}"
     return f"Growing on {where}: {text} (by database)." if text else ""
+
+
+def _restarted(h: pl.DataFrame, names: Optional[dict] = None) -> str:
+    """One line per deployment whose forecasts a tier change or a disk resize restarted (one
+    that the events name, or the disk's own size shows): which resources, since when, and
+    whether there is a date yet.
+
+    >>> _restarted(h, names)  # doctest: +SKIP
+    '<p class="asof restarted">Prod · orders: CPU and Cache (dirty) fitted since Mar 2, when
+    the tier changed (too little history since for a date).</p>'
+    """
+    rows = capacity.deployment_rows(h, names).filter(
+        pl.col("fit_reason").is_in(["tier_change", "capacity_change"]),
+        pl.col("fit_since").is_not_null(),
+    )
+    out = []
+    keys = ["deployment", "fit_reason", "fit_since"]
+    for (dep, reason, since), one in rows.group_by(keys, maintain_order=True):
+        what = [LABELS[r] for r in dict.fromkeys(one["resource"].to_list())]
+        said = " and ".join([", ".join(what[:-1]), what[-1]] if len(what) > 1 else what)
+        dated = one["days_left"].drop_nulls().len() > 0
+        tail = "" if dated else " (too little history since for a date)"
+        out.append(
+            f'<p class="asof restarted">{e(dep)}: {e(said)} fitted since {since:%b %-d}, '
+            f"when {REASON_SAID[reason]}{tail}.</p>"
+        )
+    return "".join(out)
 
 
 def _no_marks(data: ReportData) -> str:

@@ -16,6 +16,7 @@ pytest.importorskip("opsapi._native", reason="the compiled opsapi package is not
 from test_cli import run  # noqa: E402  (the one in-process runner of the CLI tests)
 
 from opsapi import cli  # noqa: E402
+from opsapi.testing import Simulator  # noqa: E402
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -226,3 +227,36 @@ def test_a_clusters_listing_refused_names_deployments_by_replica_set(
     clusters = {c["name"] for c in own_sim.cluster_truth()}
     assert said and not said & clusters, said
     assert "Prod · rs0" in out
+
+
+def test_the_forecasts_a_tier_change_or_disk_resize_restarted_are_named(env, monkeypatch):
+    """Atlas's seeded auto-scaling (issue 37), which only its events name: under the summary,
+    each deployment whose forecasts the change restarted, with which resources and since when,
+    in 80 columns; ``-o json``'s ``restarted`` the same sentences. Ops Manager (no such events,
+    no resize in its series) has no such section."""
+    code, text = _run("capacity")
+    assert code == 0 and "Forecasts restarted" not in text
+    assert json.loads(_run("capacity", "-o", "json")[1])["restarted"] == []
+    with Simulator(seed=0, now=env.now, flavour="atlas") as atlas:
+        for name, value in (("OPSAPI_BASE_URL", atlas.base_url),
+                            ("OPSAPI_CLIENT_ID", atlas.client_id),
+                            ("OPSAPI_CLIENT_SECRET", atlas.client_secret),
+                            ("OPSAPI_FLAVOUR", "atlas")):  # fmt: skip
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("OPSAPI_PUBLIC_KEY")
+        monkeypatch.delenv("OPSAPI_PRIVATE_KEY")
+        code, text = _run("capacity")
+        assert code == 0 and max(len(line) for line in text.splitlines()) <= 80
+        scaling = atlas.cause_truth()["scaling"]
+        doc = json.loads(_run("capacity", "-o", "json")[1])
+    said = " ".join(text.split("Forecasts restarted\n", 1)[1].split())
+    assert len(scaling) == 2 and len(doc["restarted"]) == 2, doc["restarted"]
+    for s in scaling:
+        what, why = (
+            ("disk space", "the capacity changed")
+            if s["event_type_name"] == "DISK_AUTO_SCALE_INITIATED"
+            else ("CPU and dirty cache", "the tier changed")
+        )
+        line = f"· {s['cluster_name']}: {what} fitted since {s['at']:%b %-d}, when {why}"
+        assert line in said, said
+        assert any(line in r for r in doc["restarted"]), doc["restarted"]

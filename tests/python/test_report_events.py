@@ -169,7 +169,7 @@ def test_a_tier_change_or_a_disk_resize_restarts_its_clusters_forecasts(world, f
     for s in scaling:
         disk = s["event_type_name"] == "DISK_AUTO_SCALE_INITIATED"
         said = "the capacity changed" if disk else "the tier changed"
-        what = "Disk space" if disk else "CPU and Cache (dirty)"
+        what = "disk space" if disk else "CPU and dirty cache"
         assert f"· {s['cluster_name']}: {what} fitted since {s['at']:%b %-d}, when {said}" in (
             lines
         ), lines

@@ -86,6 +86,7 @@ from .summary import (
     oversized_deployments,
     range_text,
     regime_text,
+    restart_texts,
     role_name,
 )
 from .topology import ROLES, role, topology
@@ -129,6 +130,7 @@ __all__ = [
     "metric_summary",
     "oversized_deployments",
     "range_text",
+    "restart_texts",
     "regime_text",
     "role",
     "role_name",

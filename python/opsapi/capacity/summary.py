@@ -13,13 +13,18 @@ from .headroom import RESOURCES
 from .passage import REASON_SAID
 
 __all__ = ["accuracy_text", "cell_text", "deployment_rows", "headroom_summary", "headroom_table",
-           "oversized_deployments", "range_text", "role_name"]  # fmt: skip
+           "oversized_deployments", "range_text", "restart_texts", "role_name"]  # fmt: skip
 
 #: The scopes of a sharded cluster's hosts that hold no data: findings of their own kind, said
 #: with their role ("config server disk 90 % full ...") and given a column of their own.
 ROLE_SCOPES = {"config_servers": "config server", "mongos": "mongos"}
 
 _FLAGGED = ("critical", "warning", "watch")
+#: A resource as a sentence names it.
+_NAMED = {"disk": "disk space", "oplog_window": "oplog window",
+          "replication_lag": "replication lag", "cpu": "CPU", "cache": "dirty cache",
+          "connections": "connections", "tickets": "tickets", "iops": "IOPS",
+          "disk_latency": "disk latency"}  # fmt: skip
 _PHRASE = {
     "disk": "disk {limit:g} % full",
     "oplog_window": "oplog window below {limit:g} h",
@@ -153,6 +158,32 @@ def _said(row: dict) -> str:
     rests = ", ".join(x for x in (span, row.get("rests_on"), regime_text(row)) if x)
     rests = f" ({rests})" if rests else ""
     return f"{phrase} in ~{days:.0f} days{rests}, {row['date']:%b %-d}{where}"
+
+
+def restart_texts(h: pl.DataFrame, names: Optional[Mapping[str, str]] = None) -> list[str]:
+    """One sentence per deployment whose forecasts a tier change or a disk resize restarted
+    (one that the events name, :func:`~opsapi.capacity.event_breaks`, or the disk's own size
+    shows): which resources, since when, and whether there is a date yet. The report shows
+    them under its findings and ``opsapi capacity`` under its summary.
+
+    >>> restart_texts(h, names)  # doctest: +SKIP
+    ['Prod · orders: CPU and dirty cache fitted since Mar 2, when the tier changed (too
+    little history since for a date).']
+    """
+    rows = deployment_rows(h, names).filter(
+        pl.col("fit_reason").is_in(["tier_change", "capacity_change"]),
+        pl.col("fit_since").is_not_null(),
+    )
+    out = []
+    keys = ["deployment", "fit_reason", "fit_since"]
+    for (dep, reason, since), one in rows.group_by(keys, maintain_order=True):
+        what = [_NAMED.get(r, r) for r in dict.fromkeys(one["resource"].to_list())]
+        said = " and ".join([", ".join(what[:-1]), what[-1]] if len(what) > 1 else what)
+        dated = one["days_left"].drop_nulls().len() > 0
+        tail = "" if dated else " (too little history since for a date)"
+        when = REASON_SAID[reason]
+        out.append(f"{dep}: {said} fitted since {since:%b %-d}, when {when}{tail}.")
+    return out
 
 
 def regime_text(row: Mapping) -> Optional[str]:

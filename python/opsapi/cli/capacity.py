@@ -119,22 +119,23 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         for g, why in events.missing.items():
             print(f"warning: {names.get(g, g)}: {why}, nor restarts of its forecasts at "
                   "its tier changes and disk resizes", file=sys.stderr)  # fmt: skip
-    h = capacity.headroom(
-        *inputs, window=args.window, clusters=inputs.clusters,
-        events=None if events is None else events.frame,
-    )  # fmt: skip
+    changes = {"clusters": inputs.clusters, "events": None if events is None else events.frame}
+    h = capacity.headroom(*inputs, window=args.window, **changes)
     summary = capacity.headroom_summary(h, names=names)
     table = capacity.headroom_table(h, names=names)
     sources = set(h["interval_source"].drop_nulls().to_list())
+    restarted = capacity.restart_texts(h, names)
     if fmt == "json":
-        bt = capacity.backtest(*inputs, window=args.window) if args.history else None
+        bt = capacity.backtest(*inputs, window=args.window, **changes) if args.history else None
         doc = _as_json(summary, table, args.window, bt)
+        doc["restarted"] = restarted
         doc.update(_events_json(c, inputs, h, names, args.window, events))
         write_json(doc, out)
         return 0
     colour = out.isatty() and not os.environ.get("NO_COLOR")
     width = min(WIDTH, terminal_width(out) or WIDTH)
-    out.write(render(summary, table, colour=colour, width=width, sources=sources))
+    out.write(render(summary, table, colour=colour, width=width, sources=sources,
+                     restarted=restarted))  # fmt: skip
     return 0
 
 
@@ -252,9 +253,12 @@ def render(
     colour: bool = False,
     width: int = WIDTH,
     sources: set[str] | None = None,
+    restarted: list[str] | None = None,
 ) -> str:
-    """The summary and the headroom table as text of at most ``width`` columns, and where
-    the ranges come from (``sources``: the headroom's ``interval_source`` values) if any.
+    """The summary and the headroom table as text of at most ``width`` columns, the
+    deployments whose forecasts a tier change or disk resize restarted (``restarted``:
+    ``capacity.restart_texts``), and where the ranges come from (``sources``: the
+    headroom's ``interval_source`` values) if any.
 
     >>> import polars as pl
     >>> s = pl.DataFrame({"summary": ["prod · rs0: oplog window below 24 h in ~12 days"],
@@ -288,6 +292,10 @@ def render(
         )
         lines.append(names[0].ljust(name_width) + cells)
         lines += names[1:]
+    if restarted:
+        lines += ["", "Forecasts restarted"]
+        for said in restarted:
+            lines += textwrap.wrap(said, width - 2, initial_indent="  ", subsequent_indent="    ")
     if sources:
         lines += [""] + textwrap.wrap(ranges_note(sources), width)
     return "\n".join(line.rstrip() for line in lines) + "\n"

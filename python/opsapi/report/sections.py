@@ -16,7 +16,6 @@ import polars as pl
 
 from opsapi import capacity
 from opsapi._duration import parse_duration
-from opsapi.capacity.passage import REASON_SAID
 
 from . import alerts as report_alerts
 from .charts import LABELS, finding_chart, series_of, shard_chart, shard_points, title_text
@@ -367,30 +366,11 @@ def _growing(row: dict, data: ReportData) -> str:
 
 
 def _restarted(h: pl.DataFrame, names: Optional[dict] = None) -> str:
-    """One line per deployment whose forecasts a tier change or a disk resize restarted (one
-    that the events name, or the disk's own size shows): which resources, since when, and
-    whether there is a date yet.
-
-    >>> _restarted(h, names)  # doctest: +SKIP
-    '<p class="asof restarted">Prod · orders: CPU and Cache (dirty) fitted since Mar 2, when
-    the tier changed (too little history since for a date).</p>'
-    """
-    rows = capacity.deployment_rows(h, names).filter(
-        pl.col("fit_reason").is_in(["tier_change", "capacity_change"]),
-        pl.col("fit_since").is_not_null(),
+    """One line per deployment whose forecasts a tier change or a disk resize restarted
+    (:func:`opsapi.capacity.restart_texts`)."""
+    return "".join(
+        f'<p class="asof restarted">{e(t)}</p>' for t in capacity.restart_texts(h, names)
     )
-    out = []
-    keys = ["deployment", "fit_reason", "fit_since"]
-    for (dep, reason, since), one in rows.group_by(keys, maintain_order=True):
-        what = [LABELS[r] for r in dict.fromkeys(one["resource"].to_list())]
-        said = " and ".join([", ".join(what[:-1]), what[-1]] if len(what) > 1 else what)
-        dated = one["days_left"].drop_nulls().len() > 0
-        tail = "" if dated else " (too little history since for a date)"
-        out.append(
-            f'<p class="asof restarted">{e(dep)}: {e(said)} fitted since {since:%b %-d}, '
-            f"when {REASON_SAID[reason]}{tail}.</p>"
-        )
-    return "".join(out)
 
 
 def _no_marks(data: ReportData) -> str:
